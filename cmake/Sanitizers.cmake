@@ -1,0 +1,10 @@
+# DRACO_SANITIZER=address -> ASan+UBSan; DRACO_SANITIZER=thread -> TSan. Applied to every target.
+if(DRACO_SANITIZER STREQUAL "address")
+  add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+  add_link_options(-fsanitize=address,undefined)
+elseif(DRACO_SANITIZER STREQUAL "thread")
+  add_compile_options(-fsanitize=thread -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=thread)
+elseif(NOT DRACO_SANITIZER STREQUAL "")
+  message(FATAL_ERROR "DRACO_SANITIZER must be '', 'address' or 'thread', got '${DRACO_SANITIZER}'")
+endif()
