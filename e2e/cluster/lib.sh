@@ -1,0 +1,62 @@
+# Shared settings for the local control-plane scripts (sourced, not run).
+# Everything listens on 127.0.0.1 only. Override ports/dirs through the environment.
+D=${DRACO_E2E_DIR:-/tmp/draco-e2e}
+ETCD_PORT=${DRACO_ETCD_PORT:-23790}
+ETCD_PEER_PORT=${DRACO_ETCD_PEER_PORT:-23800}
+API_PORT=${DRACO_API_PORT:-16443}
+ETCD_DATA=${DRACO_ETCD_DATA:-/dev/shm/draco-e2e-etcd-$API_PORT}
+# One gate string for all three components (upstream drops fields of disabled gates on write).
+FEATURE_GATES=${DRACO_FEATURE_GATES:-DRAPrioritizedList=true,DRAPartitionableDevices=true,DRAConsumableCapacity=true,DRADeviceTaints=true,DRADeviceTaintRules=true,DRADeviceBindingConditions=true,DRAResourceClaimDeviceStatus=true,DRAAdminAccess=true}
+
+log() { echo "[cluster] $*" >&2; }
+die() { echo "[cluster] ERROR: $*" >&2; exit 1; }
+
+# start_bg NAME CMD...: runs CMD detached, logs to $D/logs/NAME.log, pid in $D/pids/NAME.pid.
+start_bg() {
+  local name=$1; shift
+  mkdir -p "$D/logs" "$D/pids"
+  setsid "$@" >"$D/logs/$name.log" 2>&1 < /dev/null &
+  echo $! >"$D/pids/$name.pid"
+}
+
+# stop_bg NAME: TERM, wait up to 10 s, then KILL.
+stop_bg() {
+  local f="$D/pids/$1.pid" pid
+  [[ -f $f ]] || return 0
+  pid=$(cat "$f")
+  if kill -0 "$pid" 2>/dev/null; then
+    kill "$pid" 2>/dev/null || true
+    for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -9 "$pid" 2>/dev/null || true
+  fi
+  rm -f "$f"
+}
+
+# wait_for DESC SECONDS CMD...: polls CMD every 0.5 s.
+wait_for() {
+  local desc=$1 secs=$2; shift 2
+  local end=$((SECONDS + secs))
+  until "$@" >/dev/null 2>&1; do
+    ((SECONDS < end)) || return 1
+    sleep 0.5
+  done
+  log "$desc ready"
+}
+
+start_apiserver() {
+  start_bg kube-apiserver "$BIN/kube-apiserver" \
+    --etcd-servers="http://127.0.0.1:$ETCD_PORT" \
+    --bind-address=127.0.0.1 --advertise-address=127.0.0.1 --secure-port="$API_PORT" \
+    --cert-dir="$D/pki" --tls-cert-file="$D/pki/apiserver.crt" --tls-private-key-file="$D/pki/apiserver.key" \
+    --client-ca-file="$D/pki/ca.crt" \
+    --token-auth-file="$D/tokens.csv" \
+    --authorization-mode=Node,RBAC \
+    --service-account-issuer=https://kubernetes.default.svc.cluster.local \
+    --service-account-key-file="$D/sa.key" --service-account-signing-key-file="$D/sa.key" \
+    --service-cluster-ip-range=10.0.0.0/24 \
+    --disable-admission-plugins=ServiceAccount,TaintNodesByCondition \
+    --endpoint-reconciler-type=none --allow-privileged=true \
+    --feature-gates="$FEATURE_GATES" --profiling=false --v=1
+}
+
+apiserver_ready() { curl -sf --cacert "$D/pki/ca.crt" "https://127.0.0.1:$API_PORT/readyz"; }

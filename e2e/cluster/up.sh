@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# Starts a real Kubernetes v1.37.2 control plane on 127.0.0.1: etcd, kube-apiserver (TLS with a
+# generated CA, token + client-certificate auth, RBAC, service-account keys, resource.k8s.io/v1 and
+# the DRA gates), kube-scheduler and kube-controller-manager (resourceclaim-controller, node
+# lifecycle and taint eviction disabled), plus fake Ready Nodes (API objects, no kubelet).
+#
+# Usage: e2e/cluster/up.sh [--nodes N]      (default 2 nodes: node-0 .. node-N-1)
+# Writes $DRACO_E2E_DIR (default /tmp/draco-e2e)/kubeconfig and .../env (source it). Idempotent:
+# a healthy running cluster is left alone. Stop with e2e/cluster/down.sh.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/lib.sh"
+NODES=2
+while (($#)); do
+  case $1 in
+    --nodes) NODES=$2; shift 2 ;;
+    *) die "unknown flag $1 (usage: up.sh [--nodes N])" ;;
+  esac
+done
+
+if [[ -f $D/env ]] && apiserver_ready >/dev/null 2>&1; then
+  log "already running ($D/env)"
+  exit 0
+fi
+BIN=$("$here/build.sh" | tail -n1)
+[[ -x $BIN/kube-apiserver ]] || die "build.sh did not produce binaries in $BIN"
+"$here/down.sh" >/dev/null 2>&1 || true
+mkdir -p "$D/pki" "$D/logs" "$D/pids"
+chmod 700 "$D"
+
+# --- certificates and keys ------------------------------------------------------------------
+pki=$D/pki
+openssl req -x509 -newkey rsa:2048 -nodes -days 3650 -subj "/CN=draco-e2e-ca" \
+  -keyout "$pki/ca.key" -out "$pki/ca.crt" 2>/dev/null
+cat >"$pki/serving.ext" <<EXT
+subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,IP:10.0.0.1
+extendedKeyUsage=serverAuth
+EXT
+openssl req -newkey rsa:2048 -nodes -subj "/CN=kube-apiserver" -keyout "$pki/apiserver.key" \
+  -out "$pki/apiserver.csr" 2>/dev/null
+openssl x509 -req -in "$pki/apiserver.csr" -CA "$pki/ca.crt" -CAkey "$pki/ca.key" -CAcreateserial \
+  -days 3650 -extfile "$pki/serving.ext" -out "$pki/apiserver.crt" 2>/dev/null
+echo "extendedKeyUsage=clientAuth" >"$pki/client.ext"
+openssl req -newkey rsa:2048 -nodes -subj "/O=system:masters/CN=admin-cert" -keyout "$pki/admin.key" \
+  -out "$pki/admin.csr" 2>/dev/null
+openssl x509 -req -in "$pki/admin.csr" -CA "$pki/ca.crt" -CAkey "$pki/ca.key" -CAcreateserial \
+  -days 3650 -extfile "$pki/client.ext" -out "$pki/admin.crt" 2>/dev/null
+openssl genrsa -out "$D/sa.key" 2048 2>/dev/null
+TOKEN=$(openssl rand -hex 16)
+echo "$TOKEN,admin,uid-admin,system:masters" >"$D/tokens.csv"
+
+# --- kubeconfig -----------------------------------------------------------------------------
+ca_data=$(base64 -w0 <"$pki/ca.crt")
+cat >"$D/kubeconfig" <<KC
+apiVersion: v1
+kind: Config
+clusters:
+- name: draco-e2e
+  cluster: {server: "https://127.0.0.1:$API_PORT", certificate-authority-data: "$ca_data"}
+users:
+- name: admin-token
+  user: {token: "$TOKEN"}
+- name: admin-cert
+  user: {client-certificate: "$pki/admin.crt", client-key: "$pki/admin.key"}
+contexts:
+- name: draco-e2e
+  context: {cluster: draco-e2e, user: admin-token}
+- name: draco-e2e-cert
+  context: {cluster: draco-e2e, user: admin-cert}
+current-context: draco-e2e
+KC
+chmod 600 "$D/kubeconfig"
+
+# --- etcd -----------------------------------------------------------------------------------
+rm -rf "$ETCD_DATA"
+start_bg etcd "$BIN/etcd" --name draco-e2e --data-dir "$ETCD_DATA" \
+  --listen-client-urls "http://127.0.0.1:$ETCD_PORT" --advertise-client-urls "http://127.0.0.1:$ETCD_PORT" \
+  --listen-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" \
+  --initial-advertise-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" \
+  --initial-cluster "draco-e2e=http://127.0.0.1:$ETCD_PEER_PORT" \
+  --unsafe-no-fsync --log-level=warn --quota-backend-bytes=4294967296
+wait_for etcd 60 curl -sf "http://127.0.0.1:$ETCD_PORT/health" || die "etcd did not start: $D/logs/etcd.log"
+
+# --- kube-apiserver -------------------------------------------------------------------------
+start_apiserver
+wait_for kube-apiserver 180 apiserver_ready || die "kube-apiserver not ready: $D/logs/kube-apiserver.log"
+K=("$BIN/kubectl" --kubeconfig "$D/kubeconfig")
+wait_for "default namespace" 60 "${K[@]}" get namespace default
+
+# --- kube-scheduler and kube-controller-manager --------------------------------------------
+cat >"$D/scheduler.yaml" <<SC
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+clientConnection: {kubeconfig: "$D/kubeconfig", qps: 200, burst: 400}
+leaderElection: {leaderElect: false}
+SC
+start_bg kube-scheduler "$BIN/kube-scheduler" --config="$D/scheduler.yaml" \
+  --authentication-kubeconfig="$D/kubeconfig" --authorization-kubeconfig="$D/kubeconfig" \
+  --bind-address=127.0.0.1 --secure-port=0 --feature-gates="$FEATURE_GATES" --v=1
+start_bg kube-controller-manager "$BIN/kube-controller-manager" --kubeconfig="$D/kubeconfig" \
+  --authentication-kubeconfig="$D/kubeconfig" --authorization-kubeconfig="$D/kubeconfig" \
+  --leader-elect=false --bind-address=127.0.0.1 --secure-port=0 \
+  --controllers='*,-resourceclaim-controller,-node-lifecycle-controller,-taint-eviction-controller,-device-taint-eviction-controller' \
+  --use-service-account-credentials=false --service-account-private-key-file="$D/sa.key" \
+  --root-ca-file="$pki/ca.crt" --kube-api-qps=200 --kube-api-burst=400 \
+  --feature-gates="$FEATURE_GATES" --v=1
+
+# --- fake nodes -----------------------------------------------------------------------------
+now=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+for i in $(seq 0 $((NODES - 1))); do
+  cat <<NODE
+apiVersion: v1
+kind: Node
+metadata:
+  name: node-$i
+  labels: {kubernetes.io/hostname: node-$i, kubernetes.io/os: linux, kubernetes.io/arch: amd64}
+status:
+  capacity: {cpu: "16", memory: 64Gi, pods: "110"}
+  allocatable: {cpu: "16", memory: 64Gi, pods: "110"}
+  conditions:
+  - {type: Ready, status: "True", reason: KubeletReady, message: "fake node", lastHeartbeatTime: "$now", lastTransitionTime: "$now"}
+---
+NODE
+done | "${K[@]}" apply -f - >/dev/null
+
+for c in kube-scheduler kube-controller-manager; do
+  kill -0 "$(cat "$D/pids/$c.pid")" 2>/dev/null || die "$c exited: $D/logs/$c.log"
+done
+cat >"$D/env" <<ENV
+export DRACO_E2E_DIR="$D"
+export KUBECONFIG="$D/kubeconfig"
+export DRACO_APISERVER="https://127.0.0.1:$API_PORT"
+export DRACO_TOKEN="$TOKEN"
+export DRACO_CA="$pki/ca.crt"
+export DRACO_CLIENT_CERT="$pki/admin.crt"
+export DRACO_CLIENT_KEY="$pki/admin.key"
+export DRACO_BIN="$BIN"
+export PATH="$BIN:\$PATH"
+ENV
+log "control plane up: $("${K[@]}" version -o json | grep -m1 gitVersion | tr -d ' ,') with $NODES nodes; source $D/env"

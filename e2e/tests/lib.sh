@@ -1,0 +1,28 @@
+# Helpers for e2e test scripts (sourced). Assertions use kubectl from the built control plane,
+# never draco's own client.
+set -euo pipefail
+E2E_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+ENV_FILE=${DRACO_E2E_DIR:-/tmp/draco-e2e}/env
+if [[ ! -f $ENV_FILE ]]; then
+  echo "SKIP: no local control plane ($ENV_FILE missing); run e2e/cluster/up.sh" >&2
+  exit 77
+fi
+source "$ENV_FILE"
+k() { kubectl "$@"; }
+pass() { echo "PASS: $*"; }
+fail() { echo "FAIL: $*" >&2; exit 1; }
+# eventually SECONDS DESC CMD...: polls CMD until it succeeds.
+eventually() {
+  local secs=$1 desc=$2; shift 2
+  local end=$((SECONDS + secs))
+  until "$@" >/dev/null 2>&1; do
+    ((SECONDS < end)) || fail "timed out after ${secs}s waiting for: $desc"
+    sleep 0.5
+  done
+  pass "$desc"
+}
+# cleanup_ns NS: deletes a namespace's pods without waiting for a kubelet, then the namespace.
+cleanup_ns() {
+  k delete pods --all -n "$1" --grace-period=0 --force --wait=false >/dev/null 2>&1 || true
+  k delete namespace "$1" --wait=false >/dev/null 2>&1 || true
+}
