@@ -18,8 +18,31 @@ while (($#)); do
   esac
 done
 
+# create_nodes: applies fake Ready nodes node-0 .. node-$((NODES-1)) (no kubelet; status set on create).
+create_nodes() {
+  local now i
+  now=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+  for i in $(seq 0 $((NODES - 1))); do
+    cat <<NODE
+apiVersion: v1
+kind: Node
+metadata:
+  name: node-$i
+  labels: {kubernetes.io/hostname: node-$i, kubernetes.io/os: linux, kubernetes.io/arch: amd64}
+status:
+  capacity: {cpu: "16", memory: 64Gi, pods: "110"}
+  allocatable: {cpu: "16", memory: 64Gi, pods: "110"}
+  conditions:
+  - {type: Ready, status: "True", reason: KubeletReady, message: "fake node", lastHeartbeatTime: "$now", lastTransitionTime: "$now"}
+---
+NODE
+  done | "$BIN/kubectl" --kubeconfig "$D/kubeconfig" apply -f - >/dev/null
+}
+
 if [[ -f $D/env ]] && apiserver_ready >/dev/null 2>&1; then
-  log "already running ($D/env)"
+  BIN=$(sed -n 's/^export DRACO_BIN="\(.*\)"$/\1/p' "$D/env")
+  create_nodes
+  log "already running ($D/env); ensured $NODES nodes"
   exit 0
 fi
 BIN=$("$here/build.sh" | tail -n1)
@@ -105,23 +128,7 @@ start_bg kube-controller-manager "$BIN/kube-controller-manager" --kubeconfig="$D
   --root-ca-file="$pki/ca.crt" --kube-api-qps=200 --kube-api-burst=400 \
   --feature-gates="$FEATURE_GATES" --v=1
 
-# --- fake nodes -----------------------------------------------------------------------------
-now=$(date -u +%Y-%m-%dT%H:%M:%SZ)
-for i in $(seq 0 $((NODES - 1))); do
-  cat <<NODE
-apiVersion: v1
-kind: Node
-metadata:
-  name: node-$i
-  labels: {kubernetes.io/hostname: node-$i, kubernetes.io/os: linux, kubernetes.io/arch: amd64}
-status:
-  capacity: {cpu: "16", memory: 64Gi, pods: "110"}
-  allocatable: {cpu: "16", memory: 64Gi, pods: "110"}
-  conditions:
-  - {type: Ready, status: "True", reason: KubeletReady, message: "fake node", lastHeartbeatTime: "$now", lastTransitionTime: "$now"}
----
-NODE
-done | "${K[@]}" apply -f - >/dev/null
+create_nodes
 
 for c in kube-scheduler kube-controller-manager; do
   kill -0 "$(cat "$D/pids/$c.pid")" 2>/dev/null || die "$c exited: $D/logs/$c.log"
