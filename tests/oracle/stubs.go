@@ -1,0 +1,13 @@
+package main
+
+import (
+	"errors"
+	"io"
+)
+
+func runAllocate(args []string, r io.Reader, w io.Writer) error   { return errors.New("not yet") }
+func runGenAlloc(args []string, w io.Writer) error                { return errors.New("not yet") }
+func runGenCEL(args []string, w io.Writer) error                  { return errors.New("not yet") }
+func runBenchCEL(args []string, r io.Reader, w io.Writer) error   { return errors.New("not yet") }
+func runBenchAlloc(args []string, r io.Reader, w io.Writer) error { return errors.New("not yet") }
+func runGenPerf(args []string, w io.Writer) error                 { return errors.New("not yet") }
