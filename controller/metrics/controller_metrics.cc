@@ -1,0 +1,193 @@
+#include "controller/metrics/controller_metrics.h"
+
+#include <prometheus/metric_family.h>
+
+namespace draco::metrics {
+namespace {
+
+constexpr ReconcileResult kReconcileResults[] = {ReconcileResult::kSuccess, ReconcileResult::kError,
+                                                 ReconcileResult::kRequeueAfter,
+                                                 ReconcileResult::kTerminalError};
+constexpr AllocationResult kAllocationResults[] = {
+    AllocationResult::kSuccess, AllocationResult::kUnschedulable, AllocationResult::kConflict,
+    AllocationResult::kError};
+
+prometheus::ClientMetric GaugeValue(double v) {
+  prometheus::ClientMetric m;
+  m.gauge.value = v;
+  return m;
+}
+
+}  // namespace
+
+std::string_view ReconcileResultName(ReconcileResult r) {
+  switch (r) {
+    case ReconcileResult::kSuccess:
+      return "success";
+    case ReconcileResult::kError:
+      return "error";
+    case ReconcileResult::kRequeueAfter:
+      return "requeue_after";
+    case ReconcileResult::kTerminalError:
+      return "terminal_error";
+  }
+  return "unknown";
+}
+
+std::string_view AllocationResultName(AllocationResult r) {
+  switch (r) {
+    case AllocationResult::kSuccess:
+      return "success";
+    case AllocationResult::kUnschedulable:
+      return "unschedulable";
+    case AllocationResult::kConflict:
+      return "conflict";
+    case AllocationResult::kError:
+      return "error";
+  }
+  return "unknown";
+}
+
+const std::vector<double>& LatencyBuckets() {
+  static const std::vector<double> kBuckets = [] {
+    std::vector<double> b;
+    for (double v = 0.001; v < 20; v *= 2) b.push_back(v);
+    return b;
+  }();
+  return kBuckets;
+}
+
+ControllerMetrics::ControllerMetrics(prometheus::Registry& registry,
+                                     const std::vector<std::string>& controllers)
+    : registry_(registry),
+      reconcile_total_(prometheus::BuildCounter()
+                           .Name("draco_reconcile_total")
+                           .Help("Total number of reconciliations per controller and result")
+                           .Register(registry)),
+      reconcile_errors_(prometheus::BuildCounter()
+                            .Name("draco_reconcile_errors_total")
+                            .Help("Total number of reconciliation errors per controller")
+                            .Register(registry)),
+      reconcile_panics_(prometheus::BuildCounter()
+                            .Name("draco_reconcile_panics_total")
+                            .Help("Reconciliations that threw an exception (caught by the worker)")
+                            .Register(registry)),
+      reconcile_time_(prometheus::BuildHistogram()
+                          .Name("draco_reconcile_time_seconds")
+                          .Help("Length of time per reconciliation per controller")
+                          .Register(registry)),
+      allocation_attempts_(prometheus::BuildCounter()
+                               .Name("draco_allocation_attempts_total")
+                               .Help("Allocation attempts for pods and claims by result")
+                               .Register(registry)),
+      allocation_duration_(prometheus::BuildHistogram()
+                               .Name("draco_allocation_duration_seconds")
+                               .Help("Time the allocator spent per attempt, by result")
+                               .Register(registry)),
+      claim_allocation_latency_(
+          prometheus::BuildHistogram()
+              .Name("draco_claim_allocation_latency_seconds")
+              .Help("Time from a claim's creation until draco wrote its allocation")
+              .Register(registry)
+              .Add({}, LatencyBuckets())),
+      claim_creates_(prometheus::BuildCounter()
+                         .Name("draco_resource_claim_creates_total")
+                         .Help("ResourceClaims created from templates, by status")
+                         .Register(registry)),
+      double_allocated_(
+          prometheus::BuildGauge()
+              .Name("draco_double_allocated_devices")
+              .Help("Devices currently allocated to two claims that may not share them "
+                    "(auditor; must be 0)")
+              .Register(registry)
+              .Add({})),
+      leader_(prometheus::BuildGauge()
+                  .Name("leader_election_master_status")
+                  .Help("1 while this replica holds the named lease, else 0")
+                  .Register(registry)) {
+  for (const auto& c : controllers) {
+    for (ReconcileResult r : kReconcileResults) {
+      reconcile_total_.Add({{"controller", c}, {"result", std::string(ReconcileResultName(r))}});
+    }
+    reconcile_errors_.Add({{"controller", c}});
+    reconcile_panics_.Add({{"controller", c}});
+    reconcile_time_.Add({{"controller", c}}, LatencyBuckets());
+  }
+  for (AllocationResult r : kAllocationResults) {
+    std::string name(AllocationResultName(r));
+    allocation_attempts_.Add({{"result", name}});
+    allocation_duration_.Add({{"result", name}}, LatencyBuckets());
+  }
+  claim_creates_.Add({{"status", "success"}});
+  claim_creates_.Add({{"status", "failure"}});
+}
+
+void ControllerMetrics::ObserveReconcile(std::string_view controller, ReconcileResult result,
+                                         double seconds) {
+  std::string c(controller);
+  reconcile_total_.Add({{"controller", c}, {"result", std::string(ReconcileResultName(result))}})
+      .Increment();
+  if (result == ReconcileResult::kError || result == ReconcileResult::kTerminalError) {
+    reconcile_errors_.Add({{"controller", c}}).Increment();
+  }
+  reconcile_time_.Add({{"controller", c}}, LatencyBuckets()).Observe(seconds);
+}
+
+void ControllerMetrics::IncReconcilePanic(std::string_view controller) {
+  reconcile_panics_.Add({{"controller", std::string(controller)}}).Increment();
+}
+
+void ControllerMetrics::ObserveAllocation(AllocationResult result, double seconds) {
+  std::string name(AllocationResultName(result));
+  allocation_attempts_.Add({{"result", name}}).Increment();
+  allocation_duration_.Add({{"result", name}}, LatencyBuckets()).Observe(seconds);
+}
+
+void ControllerMetrics::ObserveClaimAllocationLatency(double seconds) {
+  claim_allocation_latency_.Observe(seconds);
+}
+
+void ControllerMetrics::IncClaimCreate(bool success) {
+  claim_creates_.Add({{"status", success ? "success" : "failure"}}).Increment();
+}
+
+void ControllerMetrics::SetDoubleAllocatedDevices(double n) { double_allocated_.Set(n); }
+
+void ControllerMetrics::SetLeader(std::string_view lease_name, bool leading) {
+  leader_.Add({{"name", std::string(lease_name)}}).Set(leading ? 1 : 0);
+}
+
+std::vector<prometheus::MetricFamily> InventoryCollector::Collect() const {
+  Inventory inv = snapshot_ ? snapshot_() : Inventory{};
+  prometheus::MetricFamily devices;
+  devices.name = "draco_devices";
+  devices.help = "Devices published in ResourceSlices per driver, pool and state";
+  devices.type = prometheus::MetricType::Gauge;
+  for (const auto& p : inv.pools) {
+    for (auto [state, v] : {std::pair{"allocated", p.allocated}, std::pair{"free", p.free}}) {
+      prometheus::ClientMetric m = GaugeValue(static_cast<double>(v));
+      m.label = {{"driver", p.driver}, {"pool", p.pool}, {"state", state}};
+      devices.metric.push_back(std::move(m));
+    }
+  }
+  prometheus::MetricFamily claims;
+  claims.name = "draco_resource_claims";
+  claims.help = "ResourceClaims in the cache by allocation state and source";
+  claims.type = prometheus::MetricType::Gauge;
+  struct Row {
+    const char* allocated;
+    const char* source;
+    int64_t v;
+  };
+  for (const Row& r : {Row{"true", "resource_claim_template", inv.claims_allocated_template},
+                       Row{"true", "", inv.claims_allocated_user},
+                       Row{"false", "resource_claim_template", inv.claims_unallocated_template},
+                       Row{"false", "", inv.claims_unallocated_user}}) {
+    prometheus::ClientMetric m = GaugeValue(static_cast<double>(r.v));
+    m.label = {{"allocated", r.allocated}, {"source", r.source}};
+    claims.metric.push_back(std::move(m));
+  }
+  return {std::move(devices), std::move(claims)};
+}
+
+}  // namespace draco::metrics

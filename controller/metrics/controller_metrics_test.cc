@@ -1,0 +1,68 @@
+#include "controller/metrics/controller_metrics.h"
+
+#include <sstream>
+
+#include <gtest/gtest.h>
+#include <prometheus/text_serializer.h>
+
+namespace draco::metrics {
+namespace {
+
+std::string Scrape(const prometheus::Collectable& c) {
+  std::ostringstream out;
+  prometheus::TextSerializer().Serialize(out, c.Collect());
+  return out.str();
+}
+
+TEST(ControllerMetricsTest, InitialisesKnownSeriesToZero) {
+  prometheus::Registry registry;
+  ControllerMetrics m(registry, {"claim", "pod"});
+  std::string text = Scrape(registry);
+  EXPECT_NE(text.find("draco_reconcile_total{controller=\"pod\",result=\"error\"} 0"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("draco_allocation_attempts_total{result=\"unschedulable\"} 0"),
+            std::string::npos);
+  EXPECT_NE(text.find("draco_resource_claim_creates_total{status=\"failure\"} 0"),
+            std::string::npos);
+  EXPECT_NE(text.find("draco_double_allocated_devices 0"), std::string::npos);
+}
+
+TEST(ControllerMetricsTest, ReconcileErrorsAreCountedTwice) {
+  prometheus::Registry registry;
+  ControllerMetrics m(registry, {"claim"});
+  m.ObserveReconcile("claim", ReconcileResult::kError, 0.01);
+  m.ObserveReconcile("claim", ReconcileResult::kSuccess, 0.01);
+  m.ObserveAllocation(AllocationResult::kConflict, 0.002);
+  m.SetLeader("draco", true);
+  std::string text = Scrape(registry);
+  EXPECT_NE(text.find("draco_reconcile_total{controller=\"claim\",result=\"error\"} 1"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("draco_reconcile_errors_total{controller=\"claim\"} 1"), std::string::npos);
+  EXPECT_NE(text.find("draco_reconcile_time_seconds_count{controller=\"claim\"} 2"),
+            std::string::npos);
+  EXPECT_NE(text.find("draco_allocation_attempts_total{result=\"conflict\"} 1"), std::string::npos);
+  EXPECT_NE(text.find("leader_election_master_status{name=\"draco\"} 1"), std::string::npos);
+}
+
+TEST(InventoryCollectorTest, ExportsPoolsAndClaimsFromSnapshot) {
+  InventoryCollector c([] {
+    Inventory inv;
+    inv.pools.push_back({"gpu.example.com", "node-0", 3, 5});
+    inv.claims_allocated_template = 7;
+    return inv;
+  });
+  std::string text = Scrape(c);
+  EXPECT_NE(text.find("draco_devices{driver=\"gpu.example.com\",pool=\"node-0\",state=\"free\"} 5"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(
+      text.find("draco_resource_claims{allocated=\"true\",source=\"resource_claim_template\"} 7"),
+      std::string::npos);
+  EXPECT_NE(text.find("draco_resource_claims{allocated=\"false\",source=\"\"} 0"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace draco::metrics
