@@ -1,0 +1,520 @@
+#include "k8sclient/rest_client_impl.h"
+
+#include <atomic>
+#include <deque>
+#include <exception>
+#include <mutex>
+#include <system_error>
+
+#include <cpprest/http_client.h>
+#include <cpprest/uri_builder.h>
+#include <openssl/err.h>
+#include <openssl/pem.h>
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
+#include <spdlog/spdlog.h>
+
+#include "k8sclient/api_error.h"
+#include "k8sclient/auth.h"
+#include "k8sclient/base/backoff.h"
+#include "k8sclient/base/status_macros.h"
+#include "k8sclient/base/token_bucket.h"
+#include "k8sclient/watch_decoder.h"
+
+#include <boost/asio/ssl.hpp>
+
+namespace draco::k8s {
+namespace {
+
+namespace http = web::http;
+namespace client = web::http::client;
+
+// Watches without timeoutSeconds still need some bound on a silent connection.
+constexpr std::chrono::seconds kDefaultWatchInactivity{3600};
+// Slack on top of the server-side watch timeout before the client gives up on a silent stream.
+constexpr std::chrono::seconds kWatchTimeoutSlack{60};
+constexpr size_t kWatchReadBytes = 64 * 1024;
+
+using BioPtr = std::unique_ptr<BIO, decltype(&BIO_free)>;
+
+// Adds every certificate in `pem` to `store`; returns how many were added.
+int AddPemCertsToStore(const std::string& pem, X509_STORE* store) {
+  BioPtr bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())), &BIO_free);
+  if (!bio) return 0;
+  int n = 0;
+  while (X509* cert = PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr)) {
+    if (X509_STORE_add_cert(store, cert) == 1) ++n;
+    X509_free(cert);
+  }
+  ERR_clear_error();  // the loop ends on a "no start line" error
+  return n;
+}
+
+Status ValidatePem(const std::string& cert_pem, const std::string& key_pem,
+                   const std::string& ca_pem) {
+  if (!ca_pem.empty()) {
+    X509_STORE* store = X509_STORE_new();
+    int n = AddPemCertsToStore(ca_pem, store);
+    X509_STORE_free(store);
+    if (n == 0) return InvalidArgumentError("CA bundle contains no PEM certificate");
+  }
+  if (!cert_pem.empty()) {
+    BioPtr bio(BIO_new_mem_buf(cert_pem.data(), static_cast<int>(cert_pem.size())), &BIO_free);
+    X509* cert = PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr);
+    if (cert == nullptr) {
+      ERR_clear_error();
+      return InvalidArgumentError("client certificate is not PEM");
+    }
+    X509_free(cert);
+    BioPtr kbio(BIO_new_mem_buf(key_pem.data(), static_cast<int>(key_pem.size())), &BIO_free);
+    EVP_PKEY* key = PEM_read_bio_PrivateKey(kbio.get(), nullptr, nullptr, nullptr);
+    if (key == nullptr) {
+      ERR_clear_error();
+      return InvalidArgumentError("client key is not PEM");
+    }
+    EVP_PKEY_free(key);
+  }
+  return OkStatus();
+}
+
+// Maps an exception thrown by cpprestsdk/pplx onto a Status. Must be called inside a catch.
+Status StatusFromCurrentException(std::string_view what_for) {
+  try {
+    throw;
+  } catch (const http::http_exception& e) {
+    const std::error_code ec = e.error_code();
+    if (ec == std::errc::timed_out) {
+      return DeadlineExceededError(std::string(what_for) + ": request timed out");
+    }
+    return UnavailableError(std::string(what_for) + ": " + e.what());
+  } catch (const pplx::task_canceled&) {
+    return CancelledError(std::string(what_for) + ": canceled");
+  } catch (const std::exception& e) {
+    return UnavailableError(std::string(what_for) + ": " + e.what());
+  } catch (...) {
+    return UnknownError(std::string(what_for) + ": unknown exception");
+  }
+}
+
+std::optional<int> ParseRetryAfter(const http::http_headers& headers) {
+  auto it = headers.find("Retry-After");
+  if (it == headers.end()) return std::nullopt;
+  try {
+    int v = std::stoi(it->second);
+    if (v >= 0) return v;
+  } catch (...) {
+  }
+  return std::nullopt;
+}
+
+std::string_view PatchContentType(PatchType t) {
+  switch (t) {
+    case PatchType::kJsonPatch:
+      return "application/json-patch+json";
+    case PatchType::kMergePatch:
+      return "application/merge-patch+json";
+    case PatchType::kStrategicMerge:
+      return "application/strategic-merge-patch+json";
+    case PatchType::kApply:
+      return "application/apply-patch+yaml";
+  }
+  return "application/json";
+}
+
+void AppendListOptions(web::uri_builder& b, const ListOptions& o, bool watch) {
+  if (watch) b.append_query("watch", "true");
+  if (!o.label_selector.empty()) b.append_query("labelSelector", o.label_selector);
+  if (!o.field_selector.empty()) b.append_query("fieldSelector", o.field_selector);
+  if (!o.resource_version.empty()) b.append_query("resourceVersion", o.resource_version);
+  if (!o.resource_version_match.empty()) {
+    b.append_query("resourceVersionMatch", o.resource_version_match);
+  }
+  if (o.limit > 0) b.append_query("limit", std::to_string(o.limit));
+  if (!o.continue_token.empty()) b.append_query("continue", o.continue_token);
+  if (o.timeout_seconds > 0) b.append_query("timeoutSeconds", std::to_string(o.timeout_seconds));
+  if (o.allow_watch_bookmarks) b.append_query("allowWatchBookmarks", "true");
+  if (o.send_initial_events.has_value()) {
+    b.append_query("sendInitialEvents", *o.send_initial_events ? "true" : "false");
+  }
+}
+
+struct Request {
+  http::method method;
+  std::string path_query;
+  std::string body;
+  std::string content_type;
+  bool idempotent = false;
+};
+
+struct Response {
+  int code = 0;
+  std::string body;
+};
+
+class RestClientImpl;
+
+class WatcherImpl final : public Watcher {
+ public:
+  WatcherImpl(std::unique_ptr<client::http_client> http, pplx::cancellation_token_source cts,
+              http::http_response response)
+      : http_(std::move(http)), cts_(std::move(cts)), response_(std::move(response)) {}
+
+  ~WatcherImpl() override { Stop(); }
+
+  StatusOr<std::optional<WatchEvent>> Next() override {
+    std::vector<uint8_t> buf(kWatchReadBytes);
+    while (pending_.empty()) {
+      if (eof_ || stopped_.load()) return std::optional<WatchEvent>();
+      size_t n = 0;
+      try {
+        auto sb = response_.body().streambuf();
+        // Read whatever is buffered, or block for one byte: a large getn() would wait for the
+        // whole request size to arrive.
+        const size_t avail = sb.in_avail();
+        const size_t want = avail > 0 ? std::min(avail, buf.size()) : 1;
+        n = sb.getn(buf.data(), want).get();
+      } catch (...) {
+        if (stopped_.load()) return std::optional<WatchEvent>();
+        eof_ = true;
+        return StatusFromCurrentException("watch stream");
+      }
+      if (n == 0) {
+        eof_ = true;
+        Status s = decoder_.Finish(pending_);
+        if (!s.ok()) return s;
+        continue;
+      }
+      Status s =
+          decoder_.Feed(std::string_view(reinterpret_cast<const char*>(buf.data()), n), pending_);
+      if (!s.ok()) {
+        eof_ = true;
+        return s;
+      }
+    }
+    WatchEvent ev = std::move(pending_.front());
+    pending_.pop_front();
+    return std::optional<WatchEvent>(std::move(ev));
+  }
+
+  void Stop() override {
+    if (stopped_.exchange(true)) return;
+    try {
+      cts_.cancel();
+      // Closing the buffer for writing wakes a reader blocked in getn().
+      response_.body().streambuf().close(std::ios_base::out).wait();
+    } catch (...) {
+      // Stopping is best effort; nothing may escape.
+    }
+  }
+
+ private:
+  std::unique_ptr<client::http_client> http_;
+  pplx::cancellation_token_source cts_;
+  http::http_response response_;
+  WatchDecoder decoder_;
+  std::deque<WatchEvent> pending_;
+  bool eof_ = false;
+  std::atomic<bool> stopped_{false};
+};
+
+class RestClientImpl final : public RestClient {
+ public:
+  RestClientImpl(RestConfig config, Clock& clock)
+      : config_(std::move(config)),
+        clock_(clock),
+        limiter_(config_.qps, config_.burst, clock),
+        tokens_(TokenSourceFor(config_, clock)) {
+    http_ = std::make_unique<client::http_client>(config_.host, MakeHttpConfig(config_.timeout));
+  }
+
+  StatusOr<std::string> Get(const GroupVersionResource& gvr, std::string_view ns,
+                            std::string_view name, const GetOptions& opts) override {
+    web::uri_builder b(ResourcePath(gvr, ns, name));
+    if (!opts.resource_version.empty()) b.append_query("resourceVersion", opts.resource_version);
+    return Body(Do({http::methods::GET, b.to_string(), "", "", true}));
+  }
+
+  StatusOr<ObjectList> List(const GroupVersionResource& gvr, std::string_view ns,
+                            const ListOptions& opts) override {
+    web::uri_builder b(ResourcePath(gvr, ns));
+    AppendListOptions(b, opts, false);
+    auto body = Body(Do({http::methods::GET, b.to_string(), "", "", true}));
+    if (!body.ok()) return body.status();
+    return ParseObjectList(*body);
+  }
+
+  StatusOr<std::unique_ptr<Watcher>> Watch(const GroupVersionResource& gvr, std::string_view ns,
+                                           const ListOptions& opts) override {
+    web::uri_builder b(ResourcePath(gvr, ns));
+    AppendListOptions(b, opts, true);
+    const std::string path = b.to_string();
+    auto inactivity = opts.timeout_seconds > 0
+                          ? std::chrono::seconds(opts.timeout_seconds) + kWatchTimeoutSlack
+                          : kDefaultWatchInactivity;
+    try {
+      auto http = std::make_unique<client::http_client>(
+          config_.host,
+          MakeHttpConfig(std::chrono::duration_cast<std::chrono::milliseconds>(inactivity)));
+      for (int attempt = 0;; ++attempt) {
+        limiter_.Wait();
+        http::http_request req(http::methods::GET);
+        req.set_request_uri(path);
+        DRACO_RETURN_IF_ERROR(AddHeaders(req));
+        pplx::cancellation_token_source cts;
+        http::http_response resp = http->request(req, cts.get_token()).get();
+        const int code = resp.status_code();
+        if (code == 200) {
+          return std::unique_ptr<Watcher>(
+              std::make_unique<WatcherImpl>(std::move(http), std::move(cts), std::move(resp)));
+        }
+        std::string body = resp.extract_utf8string(true).get();
+        ApiError err = DecodeApiError(code, body, ParseRetryAfter(resp.headers()));
+        if (ShouldRetry(code, err, attempt, true)) continue;
+        return err.ToStatus();
+      }
+    } catch (...) {
+      return StatusFromCurrentException("watch " + path);
+    }
+  }
+
+  StatusOr<std::string> Create(const GroupVersionResource& gvr, std::string_view ns,
+                               std::string_view body, const CreateOptions& opts) override {
+    web::uri_builder b(ResourcePath(gvr, ns));
+    AppendWriteOptions(b, opts.field_manager, opts.dry_run);
+    return Body(
+        Do({http::methods::POST, b.to_string(), std::string(body), "application/json", false}));
+  }
+
+  StatusOr<std::string> Update(const GroupVersionResource& gvr, std::string_view ns,
+                               std::string_view name, std::string_view body,
+                               const UpdateOptions& opts) override {
+    web::uri_builder b(ResourcePath(gvr, ns, name));
+    AppendWriteOptions(b, opts.field_manager, opts.dry_run);
+    return Body(
+        Do({http::methods::PUT, b.to_string(), std::string(body), "application/json", false}));
+  }
+
+  StatusOr<std::string> UpdateStatus(const GroupVersionResource& gvr, std::string_view ns,
+                                     std::string_view name, std::string_view body,
+                                     const UpdateOptions& opts) override {
+    web::uri_builder b(ResourcePath(gvr, ns, name, "status"));
+    AppendWriteOptions(b, opts.field_manager, opts.dry_run);
+    return Body(
+        Do({http::methods::PUT, b.to_string(), std::string(body), "application/json", false}));
+  }
+
+  StatusOr<std::string> Patch(const GroupVersionResource& gvr, std::string_view ns,
+                              std::string_view name, PatchType type, std::string_view body,
+                              const PatchOptions& opts, std::string_view subresource) override {
+    if (type == PatchType::kApply && opts.field_manager.empty()) {
+      return InvalidArgumentError("server-side apply requires a field manager");
+    }
+    web::uri_builder b(ResourcePath(gvr, ns, name, subresource));
+    AppendWriteOptions(b, opts.field_manager, opts.dry_run);
+    if (opts.force && type == PatchType::kApply) b.append_query("force", "true");
+    return Body(Do({http::methods::PATCH, b.to_string(), std::string(body),
+                    std::string(PatchContentType(type)), false}));
+  }
+
+  StatusOr<std::string> Delete(const GroupVersionResource& gvr, std::string_view ns,
+                               std::string_view name, const DeleteOptions& opts) override {
+    web::uri_builder b(ResourcePath(gvr, ns, name));
+    if (opts.dry_run) b.append_query("dryRun", "All");
+    std::string body = DeleteOptionsJson(opts);
+    return Body(
+        Do({http::methods::DEL, b.to_string(), std::move(body), "application/json", false}));
+  }
+
+ private:
+  client::http_client_config MakeHttpConfig(std::chrono::milliseconds timeout) const {
+    client::http_client_config c;
+    if (timeout.count() > 0) c.set_timeout(timeout);
+    c.set_validate_certificates(!config_.insecure_skip_tls_verify);
+    const std::string ca = config_.ca_pem;
+    const std::string cert = config_.client_cert_pem;
+    const std::string key = config_.client_key_pem;
+    c.set_ssl_context_callback([ca, cert, key](boost::asio::ssl::context& ctx) {
+      if (!ca.empty()) {
+        // Trust exactly the configured CAs: replace the default store cpprestsdk loaded.
+        X509_STORE* store = X509_STORE_new();
+        AddPemCertsToStore(ca, store);
+        SSL_CTX_set_cert_store(ctx.native_handle(), store);
+      }
+      if (!cert.empty()) {
+        boost::system::error_code ec;
+        ctx.use_certificate_chain(boost::asio::buffer(cert.data(), cert.size()), ec);
+        if (!ec) {
+          ctx.use_private_key(boost::asio::buffer(key.data(), key.size()),
+                              boost::asio::ssl::context::pem, ec);
+        }
+        if (ec) spdlog::error("k8sclient: loading client certificate failed: {}", ec.message());
+      }
+    });
+    return c;
+  }
+
+  static void AppendWriteOptions(web::uri_builder& b, const std::string& field_manager,
+                                 bool dry_run) {
+    if (!field_manager.empty()) b.append_query("fieldManager", field_manager);
+    if (dry_run) b.append_query("dryRun", "All");
+  }
+
+  static std::string JsonString(const std::string& s) {
+    std::string out = "\"";
+    for (char c : s) {
+      if (c == '"' || c == '\\') {
+        out.push_back('\\');
+        out.push_back(c);
+      } else if (static_cast<unsigned char>(c) < 0x20) {
+        char esc[8];
+        std::snprintf(esc, sizeof(esc), "\\u%04x", c);
+        out += esc;
+      } else {
+        out.push_back(c);
+      }
+    }
+    out.push_back('"');
+    return out;
+  }
+
+  static std::string DeleteOptionsJson(const DeleteOptions& o) {
+    std::string s = R"({"kind":"DeleteOptions","apiVersion":"v1")";
+    if (o.grace_period_seconds.has_value()) {
+      s += ",\"gracePeriodSeconds\":" + std::to_string(*o.grace_period_seconds);
+    }
+    if (o.propagation_policy.has_value()) {
+      s += ",\"propagationPolicy\":" + JsonString(*o.propagation_policy);
+    }
+    if (o.precondition_uid.has_value() || o.precondition_resource_version.has_value()) {
+      s += ",\"preconditions\":{";
+      bool first = true;
+      if (o.precondition_uid.has_value()) {
+        s += "\"uid\":" + JsonString(*o.precondition_uid);
+        first = false;
+      }
+      if (o.precondition_resource_version.has_value()) {
+        if (!first) s += ",";
+        s += "\"resourceVersion\":" + JsonString(*o.precondition_resource_version);
+      }
+      s += "}";
+    }
+    s += "}";
+    return s;
+  }
+
+  Status AddHeaders(http::http_request& req) {
+    auto& h = req.headers();
+    h.add("Accept", "application/json");
+    h.add("User-Agent", config_.user_agent);
+    if (tokens_ != nullptr) {
+      auto tok = tokens_->Token();
+      if (!tok.ok()) return tok.status();
+      if (!tok->empty()) h.add("Authorization", "Bearer " + *tok);
+    } else if (!config_.username.empty()) {
+      std::vector<unsigned char> raw(config_.username.begin(), config_.username.end());
+      raw.push_back(':');
+      raw.insert(raw.end(), config_.password.begin(), config_.password.end());
+      h.add("Authorization", "Basic " + utility::conversions::to_base64(raw));
+    }
+    const ImpersonationConfig& imp = config_.impersonate;
+    if (!imp.user.empty()) {
+      h.add("Impersonate-User", imp.user);
+      if (!imp.uid.empty()) h.add("Impersonate-Uid", imp.uid);
+      for (const auto& g : imp.groups) h.add("Impersonate-Group", g);
+      for (const auto& [k, values] : imp.extra) {
+        const std::string name = "Impersonate-Extra-" + web::uri::encode_data_string(k);
+        for (const auto& v : values) h.add(name, v);
+      }
+    }
+    return OkStatus();
+  }
+
+  // Decides whether a failed attempt is retried, and waits if so.
+  bool ShouldRetry(int code, const ApiError& err, int attempt, bool idempotent) {
+    if (attempt >= config_.max_retries) return false;
+    if (code == 401 && tokens_ != nullptr && attempt == 0) {
+      tokens_->Invalidate();
+      return true;
+    }
+    (void)idempotent;
+    if ((code == 429 || code >= 500) && err.retry_after_seconds > 0) {
+      auto wait = std::min<std::chrono::milliseconds>(std::chrono::seconds(err.retry_after_seconds),
+                                                      config_.max_retry_wait);
+      spdlog::debug("k8sclient: HTTP {} {}, retrying in {} ms", code, err.reason, wait.count());
+      Sleep(wait);
+      return true;
+    }
+    return false;
+  }
+
+  void Sleep(Clock::Duration d) {
+    std::mutex m;
+    std::condition_variable cv;
+    std::unique_lock<std::mutex> lock(m);
+    clock_.WaitUntil(cv, lock, clock_.Now() + d, [] { return false; });
+  }
+
+  StatusOr<Response> Do(const Request& r) {
+    ExponentialBackoff backoff({std::chrono::milliseconds(100), 2.0, 0.5,
+                                std::chrono::duration_cast<Clock::Duration>(config_.max_retry_wait),
+                                Clock::Duration::zero()},
+                               clock_);
+    for (int attempt = 0;; ++attempt) {
+      limiter_.Wait();
+      try {
+        http::http_request req(r.method);
+        req.set_request_uri(r.path_query);
+        DRACO_RETURN_IF_ERROR(AddHeaders(req));
+        if (!r.content_type.empty()) req.set_body(r.body, r.content_type);
+        http::http_response resp = http_->request(req).get();
+        Response out;
+        out.code = resp.status_code();
+        out.body = resp.extract_utf8string(true).get();
+        if (out.code >= 200 && out.code < 300) return out;
+        ApiError err = DecodeApiError(out.code, out.body, ParseRetryAfter(resp.headers()));
+        if (ShouldRetry(out.code, err, attempt, r.idempotent)) continue;
+        return err.ToStatus();
+      } catch (...) {
+        Status s = StatusFromCurrentException(std::string(r.method) + " " + r.path_query);
+        // Connection-level failures of reads are safe to retry; writes may have been applied.
+        if (r.idempotent && s.code() == StatusCode::kUnavailable && attempt < config_.max_retries) {
+          spdlog::debug("k8sclient: {}; retrying", s.message());
+          Sleep(backoff.Next());
+          continue;
+        }
+        return s;
+      }
+    }
+  }
+
+  static StatusOr<std::string> Body(StatusOr<Response> r) {
+    if (!r.ok()) return r.status();
+    return std::move(r->body);
+  }
+
+  const RestConfig config_;
+  Clock& clock_;
+  TokenBucket limiter_;
+  std::unique_ptr<TokenSource> tokens_;
+  std::unique_ptr<client::http_client> http_;
+};
+
+}  // namespace
+
+StatusOr<std::unique_ptr<RestClient>> NewRestClient(const RestConfig& config, Clock& clock) {
+  if (config.host.empty()) return InvalidArgumentError("rest config: host is empty");
+  if (config.host.rfind("https://", 0) != 0 && config.host.rfind("http://", 0) != 0) {
+    return InvalidArgumentError("rest config: host must be an http(s) URL: " + config.host);
+  }
+  if (config.client_cert_pem.empty() != config.client_key_pem.empty()) {
+    return InvalidArgumentError("rest config: client certificate and key must be set together");
+  }
+  DRACO_RETURN_IF_ERROR(ValidatePem(config.client_cert_pem, config.client_key_pem, config.ca_pem));
+  try {
+    return std::unique_ptr<RestClient>(std::make_unique<RestClientImpl>(config, clock));
+  } catch (...) {
+    return StatusFromCurrentException("creating client for " + config.host);
+  }
+}
+
+}  // namespace draco::k8s
