@@ -1,0 +1,270 @@
+#include "k8sclient/leaderelection/leader_elector.h"
+
+#include <ctime>
+
+#include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include "k8sclient/api_error.h"
+
+namespace draco::k8s {
+namespace {
+
+using rapidjson::Document;
+using rapidjson::Value;
+
+std::string Str(const Value& obj, const char* key) {
+  if (!obj.IsObject()) return "";
+  auto it = obj.FindMember(key);
+  return it != obj.MemberEnd() && it->value.IsString() ? it->value.GetString() : "";
+}
+int64_t Int(const Value& obj, const char* key) {
+  if (!obj.IsObject()) return 0;
+  auto it = obj.FindMember(key);
+  return it != obj.MemberEnd() && it->value.IsInt64() ? it->value.GetInt64() : 0;
+}
+
+// Builds the Lease body: `base` (the fetched object, may be null) with spec replaced by `rec`.
+std::string LeaseBody(const Document* base, const LeaderElectionConfig& cfg, const LeaseRecord& rec,
+                      const std::string& resource_version) {
+  Document d;
+  if (base != nullptr) {
+    d.CopyFrom(*base, d.GetAllocator());
+  } else {
+    d.SetObject();
+  }
+  auto& a = d.GetAllocator();
+  if (!d.HasMember("apiVersion")) d.AddMember("apiVersion", "coordination.k8s.io/v1", a);
+  if (!d.HasMember("kind")) d.AddMember("kind", "Lease", a);
+  if (!d.HasMember("metadata")) d.AddMember("metadata", Value(rapidjson::kObjectType), a);
+  Value& md = d["metadata"];
+  md.RemoveMember("name");
+  md.RemoveMember("namespace");
+  md.RemoveMember("resourceVersion");
+  md.AddMember("name", Value(cfg.lease_name.c_str(), a), a);
+  md.AddMember("namespace", Value(cfg.lease_namespace.c_str(), a), a);
+  if (!resource_version.empty()) {
+    md.AddMember("resourceVersion", Value(resource_version.c_str(), a), a);
+  }
+  d.RemoveMember("spec");
+  Value spec(rapidjson::kObjectType);
+  if (!rec.holder_identity.empty()) {
+    spec.AddMember("holderIdentity", Value(rec.holder_identity.c_str(), a), a);
+  }
+  spec.AddMember("leaseDurationSeconds", Value(rec.lease_duration_seconds), a);
+  if (!rec.acquire_time.empty()) {
+    spec.AddMember("acquireTime", Value(rec.acquire_time.c_str(), a), a);
+  }
+  if (!rec.renew_time.empty()) spec.AddMember("renewTime", Value(rec.renew_time.c_str(), a), a);
+  spec.AddMember("leaseTransitions", Value(rec.lease_transitions), a);
+  d.AddMember("spec", spec, a);
+  d.RemoveMember("status");
+  rapidjson::StringBuffer sb;
+  rapidjson::Writer<rapidjson::StringBuffer> w(sb);
+  d.Accept(w);
+  return sb.GetString();
+}
+
+}  // namespace
+
+std::string FormatMicroTime(std::chrono::system_clock::time_point t) {
+  auto us = std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch()).count();
+  std::time_t secs = static_cast<std::time_t>(us / 1000000);
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%04d-%02d-%02dT%02d:%02d:%02d.%06lldZ", tm.tm_year + 1900,
+                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+                static_cast<long long>(us % 1000000));
+  return buf;
+}
+
+StatusOr<std::pair<LeaseRecord, std::string>> ParseLease(std::string_view json) {
+  Document d;
+  d.Parse(json.data(), json.size());
+  if (d.HasParseError() || !d.IsObject()) return InvalidArgumentError("lease is not a JSON object");
+  LeaseRecord r;
+  auto spec = d.FindMember("spec");
+  if (spec != d.MemberEnd() && spec->value.IsObject()) {
+    const Value& s = spec->value;
+    r.holder_identity = Str(s, "holderIdentity");
+    r.lease_duration_seconds = Int(s, "leaseDurationSeconds");
+    r.acquire_time = Str(s, "acquireTime");
+    r.renew_time = Str(s, "renewTime");
+    r.lease_transitions = Int(s, "leaseTransitions");
+  }
+  std::string rv;
+  auto md = d.FindMember("metadata");
+  if (md != d.MemberEnd()) rv = Str(md->value, "resourceVersion");
+  return std::make_pair(r, rv);
+}
+
+StatusOr<std::unique_ptr<LeaderElector>> LeaderElector::New(RestClient& client, Clock& clock,
+                                                            LeaderElectionConfig config) {
+  if (config.lease_name.empty() || config.lease_namespace.empty()) {
+    return InvalidArgumentError("leader election: lease name and namespace are required");
+  }
+  if (config.identity.empty()) return InvalidArgumentError("leader election: empty identity");
+  if (config.lease_duration <= config.renew_deadline) {
+    return InvalidArgumentError("leader election: lease duration must exceed renew deadline");
+  }
+  if (config.renew_deadline <= config.retry_period * 12 / 10) {
+    return InvalidArgumentError("leader election: renew deadline must exceed 1.2 * retry period");
+  }
+  if (!config.on_started_leading || !config.on_stopped_leading) {
+    return InvalidArgumentError("leader election: both leading callbacks are required");
+  }
+  return std::unique_ptr<LeaderElector>(new LeaderElector(client, clock, std::move(config)));
+}
+
+std::string LeaderElector::Leader() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return holder_;
+}
+
+void LeaderElector::ObserveHolder(const std::string& holder) {
+  bool changed;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    changed = holder != holder_;
+    holder_ = holder;
+  }
+  if (changed && config_.on_new_leader) config_.on_new_leader(holder);
+}
+
+bool LeaderElector::TryAcquireOrRenew() {
+  const auto now = clock_.Now();
+  const std::string now_str = FormatMicroTime(clock_.WallNow());
+  LeaseRecord desired;
+  desired.holder_identity = config_.identity;
+  desired.lease_duration_seconds =
+      std::chrono::duration_cast<std::chrono::seconds>(config_.lease_duration).count();
+  desired.acquire_time = now_str;
+  desired.renew_time = now_str;
+
+  auto got = client_.Get(kLeases, config_.lease_namespace, config_.lease_name);
+  if (!got.ok()) {
+    if (!IsNotFound(got.status())) return false;
+    auto created =
+        client_.Create(kLeases, config_.lease_namespace, LeaseBody(nullptr, config_, desired, ""));
+    if (!created.ok()) return false;
+    auto parsed = ParseLease(*created);
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      observed_ = desired;
+      observed_resource_version_ = parsed.ok() ? parsed->second : "";
+      observed_time_ = now;
+    }
+    ObserveHolder(config_.identity);
+    return true;
+  }
+  auto parsed = ParseLease(*got);
+  if (!parsed.ok()) return false;
+  const LeaseRecord& current = parsed->first;
+  bool expired;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (!observed_ || !(*observed_ == current)) {
+      observed_ = current;
+      observed_time_ = now;
+    }
+    observed_resource_version_ = parsed->second;
+    expired = observed_time_ + std::chrono::seconds(current.lease_duration_seconds) < now;
+  }
+  ObserveHolder(current.holder_identity);
+  const bool we_hold = current.holder_identity == config_.identity;
+  if (!current.holder_identity.empty() && !we_hold && !expired) return false;
+  if (we_hold) {
+    desired.acquire_time = current.acquire_time;
+    desired.lease_transitions = current.lease_transitions;
+  } else {
+    desired.lease_transitions = current.lease_transitions + 1;
+  }
+  Document base;
+  base.Parse(got->data(), got->size());
+  auto updated = client_.Update(kLeases, config_.lease_namespace, config_.lease_name,
+                                LeaseBody(&base, config_, desired, parsed->second));
+  if (!updated.ok()) return false;
+  auto after = ParseLease(*updated);
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    observed_ = desired;
+    observed_resource_version_ = after.ok() ? after->second : "";
+    observed_time_ = now;
+  }
+  ObserveHolder(config_.identity);
+  return true;
+}
+
+Clock::Duration LeaderElector::Jittered(Clock::Duration d) {
+  // xorshift64: deterministic, cheap, good enough for spreading retries.
+  rand_state_ ^= rand_state_ << 13;
+  rand_state_ ^= rand_state_ >> 7;
+  rand_state_ ^= rand_state_ << 17;
+  double f = static_cast<double>(rand_state_ % 1000) / 1000.0;
+  return d + std::chrono::duration_cast<Clock::Duration>(d * (0.2 * f));
+}
+
+bool LeaderElector::Sleep(Clock::Duration d) {
+  std::unique_lock<std::mutex> l(mu_);
+  clock_.WaitUntil(cv_, l, clock_.Now() + d, [this] { return stopped_; });
+  return !stopped_;
+}
+
+void LeaderElector::Stop() {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    stopped_ = true;
+  }
+  cv_.notify_all();
+}
+
+void LeaderElector::Release() {
+  auto got = client_.Get(kLeases, config_.lease_namespace, config_.lease_name);
+  if (!got.ok()) return;
+  auto parsed = ParseLease(*got);
+  if (!parsed.ok() || parsed->first.holder_identity != config_.identity) return;
+  LeaseRecord rec = parsed->first;
+  rec.holder_identity.clear();
+  rec.lease_duration_seconds = 1;
+  rec.renew_time = FormatMicroTime(clock_.WallNow());
+  Document base;
+  base.Parse(got->data(), got->size());
+  (void)client_.Update(kLeases, config_.lease_namespace, config_.lease_name,
+                       LeaseBody(&base, config_, rec, parsed->second));
+}
+
+void LeaderElector::Run() {
+  // Campaign.
+  while (true) {
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      if (stopped_) return;
+    }
+    if (TryAcquireOrRenew()) break;
+    if (!Sleep(Jittered(config_.retry_period))) return;
+  }
+  leading_ = true;
+  config_.on_started_leading();
+  // Renew: each round retries every retry_period until it succeeds or renew_deadline passes
+  // since the last successful renewal.
+  auto last_renew = clock_.Now();
+  bool stopped = false;
+  while (true) {
+    if (!Sleep(config_.retry_period)) {
+      stopped = true;
+      break;
+    }
+    if (TryAcquireOrRenew()) {
+      last_renew = clock_.Now();
+      continue;
+    }
+    if (clock_.Now() - last_renew >= config_.renew_deadline) break;
+  }
+  leading_ = false;
+  if (stopped && config_.release_on_cancel) Release();
+  config_.on_stopped_leading();
+}
+
+}  // namespace draco::k8s

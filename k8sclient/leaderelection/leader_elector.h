@@ -1,0 +1,114 @@
+// LeaderElector: Lease-based leader election (coordination.k8s.io/v1), as client-go's
+// tools/leaderelection with the LeaseLock.
+//
+// Overview. Replicas compete for one Lease object. The holder renews spec.renewTime every
+// retry_period; the others poll every retry_period (+ up to 20% jitter) and take over once they
+// have seen the lease record unchanged for lease_duration, measured on their own Clock (the remote
+// renewTime is never compared with the local clock, so clock skew does not matter). A leader that
+// cannot renew within renew_deadline of its last successful renewal stops leading. Defaults are the
+// Kubernetes component defaults: 15 s / 10 s / 2 s. Validation: lease_duration > renew_deadline >
+// 1.2 * retry_period.
+//
+// Writes. GET the lease; CREATE when absent; otherwise PUT with the observed resourceVersion, so
+// two candidates racing for an expired lease cannot both win (the loser gets 409 and retries next
+// round). On Stop(), a leader with release_on_cancel clears holderIdentity so a peer takes over at
+// once instead of waiting for expiry.
+//
+// Threading. Run() blocks the calling thread for the whole election and invokes the callbacks on
+// it; callbacks must not block (start work on another thread). Stop(), IsLeader(), Leader() are
+// thread-safe and may be called from any thread. The RestClient and Clock must outlive the
+// elector. To keep a hung request from outliving renew_deadline, give the elector a RestClient
+// whose per-request timeout is below renew_deadline.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "k8sclient/base/clock.h"
+#include "k8sclient/base/status.h"
+#include "k8sclient/rest_client.h"
+
+namespace draco::k8s {
+
+struct LeaderElectionConfig {
+  std::string lease_namespace;
+  std::string lease_name;
+  // Unique per replica, e.g. "<hostname>_<random>".
+  std::string identity;
+  Clock::Duration lease_duration = std::chrono::seconds(15);
+  Clock::Duration renew_deadline = std::chrono::seconds(10);
+  Clock::Duration retry_period = std::chrono::seconds(2);
+  bool release_on_cancel = true;
+  // Called once when this replica becomes leader.
+  std::function<void()> on_started_leading;
+  // Called once when leadership ends (lost or Stop()), only if it was acquired.
+  std::function<void()> on_stopped_leading;
+  // Called when the observed holder changes (including to ourselves).
+  std::function<void(const std::string& holder)> on_new_leader;
+};
+
+// The spec of a Lease as the elector reads and writes it.
+struct LeaseRecord {
+  std::string holder_identity;
+  int64_t lease_duration_seconds = 0;
+  std::string acquire_time;  // RFC 3339 with microseconds
+  std::string renew_time;
+  int64_t lease_transitions = 0;
+  friend bool operator==(const LeaseRecord&, const LeaseRecord&) = default;
+};
+
+class LeaderElector {
+ public:
+  static StatusOr<std::unique_ptr<LeaderElector>> New(RestClient& client, Clock& clock,
+                                                      LeaderElectionConfig config);
+
+  // Campaigns until leadership is acquired, then renews until it is lost or Stop() is called.
+  // Returns after on_stopped_leading (if leadership was acquired).
+  void Run();
+  // Makes Run() return promptly (releasing the lease when leading and release_on_cancel).
+  void Stop();
+
+  bool IsLeader() const { return leading_.load(); }
+  // The last observed holder ("" if none).
+  std::string Leader() const;
+
+  // One acquire-or-renew round (exposed for tests). True when we hold the lease afterwards.
+  bool TryAcquireOrRenew();
+
+ private:
+  LeaderElector(RestClient& client, Clock& clock, LeaderElectionConfig config)
+      : client_(client), clock_(clock), config_(std::move(config)) {}
+  // Sleeps up to `d` on the clock; returns false when stopped.
+  bool Sleep(Clock::Duration d);
+  Clock::Duration Jittered(Clock::Duration d);
+  void Release();
+  void ObserveHolder(const std::string& holder);
+
+  RestClient& client_;
+  Clock& clock_;
+  const LeaderElectionConfig config_;
+
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  bool stopped_ = false;
+  std::atomic<bool> leading_{false};
+  // Last observed lease and when it last changed (local clock).
+  std::optional<LeaseRecord> observed_;
+  std::string observed_resource_version_;
+  Clock::TimePoint observed_time_{};
+  std::string holder_;
+  uint64_t rand_state_ = 0x9E3779B97F4A7C15ull;
+};
+
+// Parses a Lease JSON object's spec and metadata.resourceVersion.
+StatusOr<std::pair<LeaseRecord, std::string>> ParseLease(std::string_view json);
+// RFC 3339 with microseconds in UTC ("2026-01-02T03:04:05.000006Z"), the MicroTime format.
+std::string FormatMicroTime(std::chrono::system_clock::time_point t);
+
+}  // namespace draco::k8s
