@@ -21,12 +21,13 @@ std::string Resolve(const std::string& base_dir, const std::string& p) {
 }
 
 // Finds the entry named `name` in a kubeconfig list such as `clusters`.
-YAML::Node FindNamed(const YAML::Node& list, const std::string& name, const char* field) {
-  if (!list || !list.IsSequence()) return YAML::Node();
+std::optional<YAML::Node> FindNamed(const YAML::Node& list, const std::string& name,
+                                    const char* field) {
+  if (!list || !list.IsSequence()) return std::nullopt;
   for (const auto& entry : list) {
     if (entry["name"] && entry["name"].as<std::string>() == name) return entry[field];
   }
-  return YAML::Node();
+  return std::nullopt;
 }
 
 std::string Scalar(const YAML::Node& n, const char* key) {
@@ -63,13 +64,16 @@ StatusOr<RestConfig> ParseKubeconfigUnsafe(const std::string& yaml, const std::s
   if (!root || !root.IsMap()) return InvalidArgumentError("kubeconfig: not a YAML mapping");
   std::string ctx_name = context.empty() ? Scalar(root, "current-context") : context;
   if (ctx_name.empty()) return InvalidArgumentError("kubeconfig: no context selected");
-  YAML::Node ctx = FindNamed(root["contexts"], ctx_name, "context");
-  if (!ctx) return NotFoundError("kubeconfig: context \"" + ctx_name + "\" not found");
+  std::optional<YAML::Node> ctx_entry = FindNamed(root["contexts"], ctx_name, "context");
+  if (!ctx_entry) return NotFoundError("kubeconfig: context \"" + ctx_name + "\" not found");
+  const YAML::Node& ctx = *ctx_entry;
   const std::string cluster_name = Scalar(ctx, "cluster");
   const std::string user_name = Scalar(ctx, "user");
-  YAML::Node cluster = FindNamed(root["clusters"], cluster_name, "cluster");
-  if (!cluster) return NotFoundError("kubeconfig: cluster \"" + cluster_name + "\" not found");
+  std::optional<YAML::Node> cluster_entry = FindNamed(root["clusters"], cluster_name, "cluster");
+  if (!cluster_entry || !cluster_entry->IsMap())
+    return NotFoundError("kubeconfig: cluster \"" + cluster_name + "\" not found");
 
+  const YAML::Node& cluster = *cluster_entry;
   RestConfig cfg;
   cfg.namespace_name = Scalar(ctx, "namespace");
   cfg.host = Scalar(cluster, "server");
@@ -87,9 +91,10 @@ StatusOr<RestConfig> ParseKubeconfigUnsafe(const std::string& yaml, const std::s
   }
 
   if (user_name.empty()) return cfg;
-  YAML::Node user = FindNamed(root["users"], user_name, "user");
-  if (!user) return NotFoundError("kubeconfig: user \"" + user_name + "\" not found");
-  if (user.IsNull()) return cfg;
+  std::optional<YAML::Node> user_entry = FindNamed(root["users"], user_name, "user");
+  if (!user_entry) return NotFoundError("kubeconfig: user \"" + user_name + "\" not found");
+  const YAML::Node& user = *user_entry;
+  if (!user.IsMap()) return cfg;
   if (Status s = LoadPem(user, "client-certificate", base_dir, cfg.client_cert_pem); !s.ok()) {
     return s.WithPrefix("kubeconfig user " + user_name);
   }
