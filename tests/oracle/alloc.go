@@ -9,6 +9,7 @@ import (
 	"io"
 	"reflect"
 	"strings"
+	"sync"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -103,6 +104,8 @@ type AllocOutput struct {
 	Timeout       bool                            `json:"timeout,omitempty"`
 	Error         string                          `json:"error,omitempty"`
 	FillUp        []FillUpEntry                   `json:"fillUp,omitempty"`
+
+	budgetExceeded bool
 }
 
 func (o *AllocOutput) outcome() string {
@@ -283,8 +286,27 @@ func prepare(s *Scenario) *prepared {
 		slices = applyTaintRules(slices, s.DeviceTaintRules)
 	}
 	p.slices = slices
-	p.celCache = dracel.NewCache(10, p.features.cel)
+	p.celCache = celCacheFor(p.features.cel)
 	return p
+}
+
+var (
+	celCachesMu sync.Mutex
+	celCaches   = map[dracel.Features]*dracel.Cache{}
+)
+
+// celCacheFor returns a process-wide upstream cel.Cache per CEL feature set. The scheduler keeps
+// one LRU cache across scheduling cycles; it caches only successful compilations, so sharing it
+// across scenarios changes timing, never results.
+func celCacheFor(f dracel.Features) *dracel.Cache {
+	celCachesMu.Lock()
+	defer celCachesMu.Unlock()
+	c, ok := celCaches[f]
+	if !ok {
+		c = dracel.NewCache(4096, f)
+		celCaches[f] = c
+	}
+	return c
 }
 
 // preFilter mirrors the scheduler's PreFilter checks on unallocated claims. It returns a
@@ -325,6 +347,9 @@ func (p *prepared) preFilter(claims []*resourceapi.ResourceClaim) (string, error
 
 type allocOptions struct {
 	timeout time.Duration
+	// maxAllocateOneCalls > 0 aborts Allocate once upstream's allocateOne counter exceeds it
+	// (the outcome is then marked budgetExceeded). Used by the generator.
+	maxAllocateOneCalls int64
 }
 
 type allocStats struct {
@@ -361,9 +386,34 @@ func (p *prepared) allocateWith(allocator structured.Allocator, node *v1.Node, c
 			out = AllocOutput{Error: fmt.Sprintf("panic in upstream allocator: %v", r)}
 		}
 	}()
+	if opts.maxAllocateOneCalls > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		done := make(chan struct{})
+		defer func() { close(done); cancel() }()
+		go func() {
+			ticker := time.NewTicker(200 * time.Microsecond)
+			defer ticker.Stop()
+			for {
+				select {
+				case <-done:
+					return
+				case <-ticker.C:
+					if allocateOneCalls(allocator) > opts.maxAllocateOneCalls {
+						cancel()
+						return
+					}
+				}
+			}
+		}()
+	}
 	results, err := allocator.Allocate(ctx, nodeOrEmpty(node), claims)
+	calls := allocateOneCalls(allocator)
 	if stats != nil {
-		stats.allocateOneCalls = allocateOneCalls(allocator)
+		stats.allocateOneCalls = calls
+	}
+	if opts.maxAllocateOneCalls > 0 && calls > opts.maxAllocateOneCalls {
+		return AllocOutput{budgetExceeded: true, Error: "search budget exceeded"}
 	}
 	switch {
 	case err != nil && errors.Is(err, context.DeadlineExceeded):
