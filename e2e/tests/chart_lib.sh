@@ -1,0 +1,147 @@
+# Helpers for the chart_*, rbac_* and admission_* tests (sourced after lib.sh, or alone with
+# CHART_LIB_NO_CLUSTER=1 for tests that need only helm).
+CHART_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../charts/draco" && pwd)
+REPO_ROOT=$(cd "$CHART_DIR/../.." && pwd)
+
+# find_helm: puts a helm binary on PATH (the control plane's DRACO_BIN, else the build cache).
+find_helm() {
+  command -v helm >/dev/null 2>&1 && return 0
+  local d
+  for d in ${DRACO_BIN:-} "$HOME"/.cache/draco/bin-*; do
+    if [[ -x $d/helm ]]; then PATH=$d:$PATH; return 0; fi
+  done
+  return 1
+}
+
+# render [helm template args...]: the chart rendered for Kubernetes v1.37.2 as release "draco".
+render() { helm template draco "$CHART_DIR" --kube-version 1.37.2 "$@"; }
+
+# split_docs FILE DIR: writes each YAML document of FILE to DIR/NNN.yaml.
+split_docs() {
+  mkdir -p "$2"
+  awk -v dir="$2" 'BEGIN {n = 0; f = sprintf("%s/%03d.yaml", dir, n)}
+    /^---/ {n++; f = sprintf("%s/%03d.yaml", dir, n); next}
+    {print > f}' "$1"
+  # Drop documents that hold only comments or nothing.
+  local f
+  for f in "$2"/*.yaml; do grep -qE '^[a-zA-Z]' "$f" || rm -f "$f"; done
+}
+
+# doc_of_kind DIR KIND [NAME]: the path of the first document of that kind (and name).
+doc_of_kind() {
+  local f
+  for f in "$1"/*.yaml; do
+    grep -qx "kind: $2" "$f" || continue
+    [[ -z ${3:-} ]] || grep -qx "  name: $3" "$f" || continue
+    echo "$f"; return 0
+  done
+  return 1
+}
+
+# The API calls draco run makes, one per line: VERB GROUP RESOURCE SUBRESOURCE NAMESPACE NAME
+# ("-" for empty; NAMESPACE "*" means the lease namespace, "-" cluster-wide or all namespaces).
+# lifecycle.md 6.2 and the controller facts; charts/draco/templates/rbac.yaml must grant exactly
+# these.
+required_actions() {
+  cat <<'ACTIONS'
+list resource.k8s.io resourceclaims - - -
+watch resource.k8s.io resourceclaims - - -
+get resource.k8s.io resourceclaims - team-a -
+create resource.k8s.io resourceclaims - team-a -
+update resource.k8s.io resourceclaims - team-a -
+patch resource.k8s.io resourceclaims - team-a -
+delete resource.k8s.io resourceclaims - team-a -
+update resource.k8s.io resourceclaims status team-a -
+patch resource.k8s.io resourceclaims status team-a -
+list resource.k8s.io resourceclaimtemplates - - -
+watch resource.k8s.io resourceclaimtemplates - - -
+get resource.k8s.io resourceclaimtemplates - team-a -
+list resource.k8s.io deviceclasses - - -
+watch resource.k8s.io deviceclasses - - -
+get resource.k8s.io deviceclasses - - -
+list resource.k8s.io resourceslices - - -
+watch resource.k8s.io resourceslices - - -
+get resource.k8s.io resourceslices - - -
+list resource.k8s.io devicetaintrules - - -
+watch resource.k8s.io devicetaintrules - - -
+get resource.k8s.io devicetaintrules - - -
+list - pods - - -
+watch - pods - - -
+get - pods - team-a -
+update - pods - team-a -
+patch - pods - team-a -
+patch - pods status team-a -
+list - nodes - - -
+watch - nodes - - -
+get - nodes - - -
+create - events - team-a -
+patch - events - team-a -
+create events.k8s.io events - team-a -
+patch events.k8s.io events - team-a -
+list draco.dev allocationpolicies - - -
+watch draco.dev allocationpolicies - - -
+get draco.dev allocationpolicies - - -
+create coordination.k8s.io leases - * -
+get coordination.k8s.io leases - * draco
+update coordination.k8s.io leases - * draco
+ACTIONS
+}
+
+# Calls draco never makes; the chart's RBAC must deny every one.
+forbidden_actions() {
+  cat <<'ACTIONS'
+create - pods - team-a -
+delete - pods - team-a -
+update - pods status team-a -
+update - pods ephemeralcontainers team-a -
+create - pods eviction team-a -
+get - secrets - team-a -
+list - secrets - - -
+list - configmaps - - -
+update - nodes - - -
+patch - nodes status - -
+create resource.k8s.io resourceslices - - -
+delete resource.k8s.io resourceslices - - -
+update resource.k8s.io deviceclasses - - -
+create resource.k8s.io resourceclaimtemplates - team-a -
+delete resource.k8s.io resourceclaims status team-a -
+create draco.dev allocationpolicies - - -
+update draco.dev allocationpolicies - - -
+update - events - team-a -
+delete events.k8s.io events - team-a -
+get coordination.k8s.io leases - * kube-controller-manager
+update coordination.k8s.io leases - * other-lease
+delete coordination.k8s.io leases - * draco
+list coordination.k8s.io leases - * -
+create coordination.k8s.io leases - kube-system -
+create rbac.authorization.k8s.io clusterroles - - -
+escalate rbac.authorization.k8s.io clusterroles - - -
+bind rbac.authorization.k8s.io clusterroles - - -
+impersonate - serviceaccounts - team-a -
+create - serviceaccounts token team-a -
+create admissionregistration.k8s.io mutatingadmissionpolicies - - -
+ACTIONS
+}
+
+# can_batch USER LEASE_NS < actions: one SubjectAccessReview per action line, created in a single
+# kubectl call; prints "yes|no ACTION" per line. USER is a service account username.
+can_batch() {
+  local user=$1 lease_ns=$2 ns_of_sa items="" line verb group res sub ns name
+  ns_of_sa=$(cut -d: -f3 <<<"$user")
+  while read -r verb group res sub ns name; do
+    [[ -n $verb ]] || continue
+    [[ $group == - ]] && group=""
+    [[ $sub == - ]] && sub=""
+    [[ $ns == "*" ]] && ns=$lease_ns
+    [[ $ns == - ]] && ns=""
+    [[ $name == - ]] && name=""
+    items+="{\"apiVersion\":\"authorization.k8s.io/v1\",\"kind\":\"SubjectAccessReview\",\"spec\":{\"user\":\"$user\",\"groups\":[\"system:serviceaccounts\",\"system:serviceaccounts:$ns_of_sa\",\"system:authenticated\"],\"resourceAttributes\":{\"verb\":\"$verb\",\"group\":\"$group\",\"resource\":\"$res\",\"subresource\":\"$sub\",\"namespace\":\"$ns\",\"name\":\"$name\"}}},"
+    lines+=("$verb $group $res $sub $ns $name")
+  done
+  local out
+  out=$(kubectl create -o jsonpath='{.status.allowed}{"\n"}' -f - \
+    <<<"{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":[${items%,}]}")
+  paste -d' ' <(sed 's/^true$/yes/; s/^$/no/; s/^false$/no/' <<<"$out") <(printf '%s\n' "${lines[@]}")
+  lines=()
+}
+lines=()
