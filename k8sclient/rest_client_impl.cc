@@ -420,13 +420,27 @@ class RestClientImpl final : public RestClient {
     if (!imp.user.empty()) {
       h.add("Impersonate-User", imp.user);
       if (!imp.uid.empty()) h.add("Impersonate-Uid", imp.uid);
-      for (const auto& g : imp.groups) h.add("Impersonate-Group", g);
+      // The API server wants one header line per group/extra value, but cpprestsdk's header map
+      // joins repeated names into one "a, b" line. Its Asio client writes "name: value\r\n"
+      // verbatim, so further lines are appended to the first value. Values were checked for
+      // CR/LF in NewRestClient, so nothing else can be injected this way.
+      if (!imp.groups.empty()) {
+        h.add("Impersonate-Group", JoinAsHeaderLines("Impersonate-Group", imp.groups));
+      }
       for (const auto& [k, values] : imp.extra) {
+        if (values.empty()) continue;
         const std::string name = "Impersonate-Extra-" + web::uri::encode_data_string(k);
-        for (const auto& v : values) h.add(name, v);
+        h.add(name, JoinAsHeaderLines(name, values));
       }
     }
     return OkStatus();
+  }
+
+  static std::string JoinAsHeaderLines(const std::string& name,
+                                       const std::vector<std::string>& values) {
+    std::string out = values[0];
+    for (size_t i = 1; i < values.size(); ++i) out += "\r\n" + name + ": " + values[i];
+    return out;
   }
 
   // Decides whether a failed attempt is retried, and waits if so.
@@ -509,6 +523,16 @@ StatusOr<std::unique_ptr<RestClient>> NewRestClient(const RestConfig& config, Cl
   if (config.client_cert_pem.empty() != config.client_key_pem.empty()) {
     return InvalidArgumentError("rest config: client certificate and key must be set together");
   }
+  auto has_crlf = [](const std::string& v) { return v.find_first_of("\r\n") != std::string::npos; };
+  const ImpersonationConfig& imp = config.impersonate;
+  bool bad_header = has_crlf(imp.user) || has_crlf(imp.uid) || has_crlf(config.bearer_token) ||
+                    has_crlf(config.user_agent);
+  for (const auto& g : imp.groups) bad_header |= has_crlf(g);
+  for (const auto& [k, values] : imp.extra) {
+    bad_header |= has_crlf(k);
+    for (const auto& v : values) bad_header |= has_crlf(v);
+  }
+  if (bad_header) return InvalidArgumentError("rest config: header values must not contain CR/LF");
   DRACO_RETURN_IF_ERROR(ValidatePem(config.client_cert_pem, config.client_key_pem, config.ca_pem));
   try {
     return std::unique_ptr<RestClient>(std::make_unique<RestClientImpl>(config, clock));
