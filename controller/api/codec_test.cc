@@ -1,0 +1,228 @@
+#include "controller/api/codec.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+#include <rapidjson/document.h>
+#include <rapidjson/prettywriter.h>
+#include <rapidjson/stringbuffer.h>
+
+namespace draco::api {
+namespace {
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string Pretty(const std::string& json) {
+  rapidjson::Document doc;
+  doc.Parse(json.c_str());
+  rapidjson::StringBuffer buf;
+  rapidjson::PrettyWriter<rapidjson::StringBuffer> w(buf);
+  w.SetIndent(' ', 2);
+  doc.Accept(w);
+  return std::string(buf.GetString()) + "\n";
+}
+
+// Decodes tests/golden/api/<name>.input.{yaml,json}, encodes it, and compares the pretty-printed
+// JSON with <name>.golden.json (UPDATE_GOLDEN=1 rewrites it). Also checks that the golden decodes
+// to the same object and re-encodes byte-identically.
+template <class T>
+void GoldenRoundTrip(const std::string& name, const std::string& ext = "yaml") {
+  SCOPED_TRACE(name);
+  const std::string dir = std::string(DRACO_SOURCE_DIR) + "/tests/golden/api/";
+  std::string input = ReadFile(dir + name + ".input." + ext);
+  ASSERT_FALSE(input.empty());
+  StatusOr<T> obj = DecodeYaml<T>(input);
+  ASSERT_TRUE(obj.ok()) << obj.status();
+  std::string encoded = Pretty(Encode(*obj));
+  const std::string golden_path = dir + name + ".golden.json";
+  if (std::getenv("UPDATE_GOLDEN") != nullptr) {
+    std::ofstream(golden_path) << encoded;
+  }
+  std::string golden = ReadFile(golden_path);
+  EXPECT_EQ(encoded, golden) << "run with UPDATE_GOLDEN=1 to accept";
+  StatusOr<T> again = Decode<T>(golden);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_TRUE(*again == *obj);
+  EXPECT_EQ(Pretty(Encode(*again)), golden);
+}
+
+TEST(CodecGoldenTest, DeviceClass) { GoldenRoundTrip<DeviceClass>("deviceclass"); }
+TEST(CodecGoldenTest, ResourceClaim) { GoldenRoundTrip<ResourceClaim>("resourceclaim"); }
+TEST(CodecGoldenTest, ResourceClaimTemplate) {
+  GoldenRoundTrip<ResourceClaimTemplate>("resourceclaimtemplate");
+}
+TEST(CodecGoldenTest, ResourceSlice) { GoldenRoundTrip<ResourceSlice>("resourceslice"); }
+TEST(CodecGoldenTest, ResourceSliceCountersJson) {
+  GoldenRoundTrip<ResourceSlice>("resourceslice-counters", "json");
+}
+TEST(CodecGoldenTest, DeviceTaintRule) { GoldenRoundTrip<DeviceTaintRule>("devicetaintrule"); }
+TEST(CodecGoldenTest, Pod) { GoldenRoundTrip<Pod>("pod"); }
+TEST(CodecGoldenTest, Node) { GoldenRoundTrip<Node>("node"); }
+
+TEST(CodecTest, DecodesTypedFields) {
+  StatusOr<ResourceClaim> c = DecodeYaml<ResourceClaim>(
+      ReadFile(std::string(DRACO_SOURCE_DIR) + "/tests/golden/api/resourceclaim.input.yaml"));
+  ASSERT_TRUE(c.ok()) << c.status();
+  const DeviceRequest& gpu = c->spec.devices.requests[0];
+  ASSERT_TRUE(gpu.exactly.has_value());
+  EXPECT_EQ(gpu.exactly->count, 2);
+  EXPECT_EQ(gpu.exactly->admin_access, false);
+  EXPECT_EQ(gpu.exactly->capacity->requests.at("memory").ToString(), "10Gi");
+  EXPECT_EQ(gpu.exactly->tolerations[1].toleration_seconds, 300);
+  EXPECT_EQ(c->spec.devices.requests[1].first_available[0].allocation_mode, "All");
+  EXPECT_EQ(c->spec.devices.constraints[0].match_attribute, "example.com/numa");
+  EXPECT_EQ(c->spec.devices.config[0].opaque->parameters.json, R"({"b":2})");
+  const AllocationResult& alloc = *c->status.allocation;
+  EXPECT_EQ(alloc.devices.results[0].share_id, "4e1d7f52-0000-4000-8000-0000000000aa");
+  EXPECT_EQ(alloc.devices.results[0].consumed_capacity.at("cores").ToString(), "0");
+  EXPECT_EQ(alloc.node_selector->node_selector_terms[0].match_fields[0].values[0], "node-1");
+  EXPECT_EQ(c->status.devices[0].network_data->ips[0], "10.0.0.5/24");
+  EXPECT_EQ(c->metadata.deletion_timestamp, "2026-07-02T00:00:00Z");
+  EXPECT_EQ(c->metadata.owner_references[0].controller, true);
+}
+
+TEST(CodecTest, ErrorsNameTheFieldPath) {
+  const struct {
+    std::string json;
+    std::string message;
+  } cases[] = {
+      {R"({"spec":{"devices":{"requests":[{"name":"a","exactly":{"count":"2"}}]}}})",
+       "spec.devices.requests[0].exactly.count: expected integer"},
+      {R"({"spec":{"devices":{"requests":[{"name":"a","exactly":{"count":1.5}}]}}})",
+       "spec.devices.requests[0].exactly.count: expected integer"},
+      {R"({"spec":{"devices":{"requests":{}}}})", "spec.devices.requests: expected array"},
+      {R"({"metadata":{"labels":{"a":1}}})", "metadata.labels.a: expected string"},
+      {R"({"spec":{"devices":{"requests":[{"exactly":{"capacity":{"requests":{"m":"1mi"}}}}]}}})",
+       "spec.devices.requests[0].exactly.capacity.requests.m: unable to parse quantity's suffix"},
+      {R"({"spec":{"devices":{"requests":[{"exactly":{"adminAccess":"yes"}}]}}})",
+       "spec.devices.requests[0].exactly.adminAccess: expected boolean"},
+      {R"([])", "expected object"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.json);
+    StatusOr<ResourceClaim> r = Decode<ResourceClaim>(c.json);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().message(), c.message);
+  }
+  EXPECT_FALSE(Decode<ResourceClaim>("{").ok());
+  EXPECT_FALSE(Decode<ResourceClaim>("{} x").ok());
+}
+
+TEST(CodecTest, NullIsAbsentAndQuantityAcceptsNumbers) {
+  StatusOr<ResourceSlice> s = Decode<ResourceSlice>(
+      R"({"spec":{"nodeName":null,"devices":[{"name":"d","capacity":{"m":{"value":2.5}},)"
+      R"("attributes":{"x":{"int":null,"string":"s"}}}]}})");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_FALSE(s->spec.node_name.has_value());
+  EXPECT_EQ(s->spec.devices[0].capacity.at("m").value.ToString(), "2500m");
+  EXPECT_FALSE(s->spec.devices[0].attributes.at("x").int_value.has_value());
+  EXPECT_EQ(s->spec.devices[0].attributes.at("x").string_value, "s");
+}
+
+TEST(CodecTest, UnknownFieldsSurviveModifyAndEncode) {
+  std::string in =
+      R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim","metadata":{"name":"c",)"
+      R"("managedFields":[{"manager":"x"}]},"spec":{"devices":{"requests":[{"name":"r",)"
+      R"("exactly":{"deviceClassName":"c","newKnob":{"deep":[1,2,{"z":null}]}}}]}},"extra":true})";
+  StatusOr<ResourceClaim> c = Decode<ResourceClaim>(in);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->metadata.unknown.members.size(), 1u);
+  c->status.reserved_for.push_back({"", "pods", "p", "u", {}});
+  std::string out = Encode(*c);
+  EXPECT_NE(out.find(R"("managedFields":[{"manager":"x"}])"), std::string::npos) << out;
+  EXPECT_NE(out.find(R"("newKnob":{"deep":[1,2,{"z":null}]})"), std::string::npos) << out;
+  EXPECT_NE(out.find(R"("extra":true)"), std::string::npos) << out;
+  EXPECT_NE(out.find(R"("reservedFor":[{"resource":"pods","name":"p","uid":"u"}])"),
+            std::string::npos)
+      << out;
+  StatusOr<ResourceClaim> back = Decode<ResourceClaim>(out);
+  ASSERT_TRUE(back.ok());
+  EXPECT_TRUE(*back == *c);
+}
+
+TEST(CodecTest, OptionalZeroValuesAreWritten) {
+  ExactDeviceRequest r;
+  r.count = 0;
+  r.admin_access = false;
+  EXPECT_EQ(Encode(r), R"({"count":0,"adminAccess":false})");
+  DeviceAttribute a;
+  a.ints = std::vector<int64_t>{};
+  EXPECT_EQ(Encode(a), R"({"ints":[]})");
+}
+
+TEST(CodecTest, YamlScalarResolution) {
+  StatusOr<std::string> j = YamlToJson(
+      "a: yes\nb: 'yes'\nc: 0x1F\nd: 0o17\ne: 017\nf: 1_000\ng: 1.5\nh: ~\ni: 1.2.3\n"
+      "j: \"1\"\nk: -.5e1\nl: 99999999999999999999\nm: off\n1: x\n");
+  ASSERT_TRUE(j.ok()) << j.status();
+  EXPECT_EQ(*j, R"({"a":true,"b":"yes","c":31,"d":15,"e":15,"f":1000,"g":1.5,"h":null,"i":"1.2.3",)"
+                R"("j":"1","k":-5.0,"l":100000000000000000000.0,"m":false,"1":"x"})");
+}
+
+TEST(CodecTest, ManifestsDispatchByKind) {
+  std::string yaml = R"(---
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: a}
+---
+# an empty document is skipped
+---
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: n1}}
+- {apiVersion: v1, kind: ConfigMap, metadata: {name: cm}, data: {k: v}}
+---
+{"apiVersion": "resource.k8s.io/v1beta1", "kind": "ResourceClaim", "metadata": {"name": "old"}}
+)";
+  StatusOr<std::vector<Manifest>> m = DecodeManifests(yaml);
+  ASSERT_TRUE(m.ok()) << m.status();
+  ASSERT_EQ(m->size(), 4u);
+  EXPECT_EQ(std::get<DeviceClass>((*m)[0].object).metadata.name, "a");
+  EXPECT_EQ(std::get<Node>((*m)[1].object).metadata.name, "n1");
+  EXPECT_TRUE(std::holds_alternative<std::monostate>((*m)[2].object));
+  EXPECT_EQ((*m)[2].raw_json,
+            R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm"},"data":{"k":"v"}})");
+  EXPECT_TRUE(std::holds_alternative<std::monostate>((*m)[3].object));
+  EXPECT_EQ((*m)[3].api_version, "resource.k8s.io/v1beta1");
+
+  StatusOr<std::vector<Manifest>> bad = DecodeManifests(
+      "apiVersion: v1\nkind: Node\n---\napiVersion: resource.k8s.io/v1\nkind: ResourceClaim\n"
+      "spec: {devices: {requests: [{name: a, exactly: {count: many}}]}}\n");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(),
+            "document 2: spec.devices.requests[0].exactly.count: expected integer");
+  EXPECT_EQ(DecodeManifests("kind: Node\n").status().message(),
+            "document 1: apiVersion: expected string");
+  EXPECT_FALSE(DecodeManifests("a: [1, 2\n").ok());
+}
+
+TEST(CodecTest, RejectsPathologicalNesting) {
+  std::string deep(10000, '[');
+  deep += std::string(10000, ']');
+  EXPECT_FALSE(Decode<Pod>(deep).ok());
+  std::string yaml_deep;
+  for (int i = 0; i < 2000; ++i) yaml_deep += "[";
+  for (int i = 0; i < 2000; ++i) yaml_deep += "]";
+  EXPECT_FALSE(DecodeManifests(yaml_deep).ok());
+  // Alias expansion ("billion laughs") is bounded.
+  std::string laughs = "a: &a [x, x, x, x, x, x, x, x, x, x]\n";
+  char prev = 'a';
+  for (char c = 'b'; c <= 'k'; ++c) {
+    laughs += std::string(1, c) + ": &" + c + " [";
+    for (int i = 0; i < 10; ++i) laughs += std::string(i ? ", *" : "*") + prev;
+    laughs += "]\n";
+    prev = c;
+  }
+  EXPECT_FALSE(YamlToJson(laughs).ok());
+}
+
+}  // namespace
+}  // namespace draco::api
