@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"io"
+	"regexp"
 	"strings"
 	"sync"
 
@@ -57,6 +58,7 @@ type CELOutput struct {
 	EvalError     *string `json:"evalError,omitempty"`
 	ErrorClass    string  `json:"errorClass,omitempty"`
 	Cost          *uint64 `json:"cost,omitempty"`
+	CostVaries    bool    `json:"costVaries,omitempty"`
 	EstimatedCost *uint64 `json:"estimatedCost"`
 }
 
@@ -95,6 +97,12 @@ func (d *CELDevice) toUpstream() dracel.Device {
 		Capacity:                 d.Capacity,
 	}
 }
+
+// mapComprehension matches a macro call whose receiver is a map: the attribute/capacity maps or
+// a map literal.
+var mapComprehension = regexp.MustCompile(`(device\.(attributes|capacity)(\[[^\]]*\])?|\})\.(all|exists|exists_one|map|filter)\(`)
+
+func iteratesMap(expr string) bool { return mapComprehension.MatchString(expr) }
 
 func classifyEvalError(msg string) string {
 	switch {
@@ -140,6 +148,12 @@ func evalCEL(in *CELInput) CELOutput {
 			cost := *c
 			out.Cost = &cost
 		}
+	}
+	if out.Cost != nil && iteratesMap(in.Expr) {
+		// Go map iteration order is random, so a short-circuiting comprehension over a map has
+		// no stable cost upstream.
+		out.Cost = nil
+		out.CostVaries = true
 	}
 	if err != nil {
 		msg := err.Error()

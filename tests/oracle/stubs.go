@@ -5,7 +5,6 @@ import (
 	"io"
 )
 
-func runGenCEL(args []string, w io.Writer) error                  { return errors.New("not yet") }
 func runBenchCEL(args []string, r io.Reader, w io.Writer) error   { return errors.New("not yet") }
 func runBenchAlloc(args []string, r io.Reader, w io.Writer) error { return errors.New("not yet") }
 func runGenPerf(args []string, w io.Writer) error                 { return errors.New("not yet") }
