@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# The chart's MutatingAdmissionPolicy on the real API server: new pods with resourceClaims in gated
+# namespaces (by name or by label) get the draco.dev/allocation scheduling gate and kube-scheduler
+# leaves them alone; pods without claims, already-bound pods and pods in other or excluded
+# namespaces are untouched; existing gates are kept. Then the chart's ServiceAccount (and only it)
+# removes the gate, as draco does after allocating, and kube-scheduler allocates and binds the pod.
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/chart_lib.sh"
+find_helm || fail "no helm binary in DRACO_BIN"
+REL=draco-ag
+NS=draco-ag-system
+GATED=draco-ag-gated LABELED=draco-ag-labeled PLAIN=draco-ag-plain EXCLUDED=draco-ag-excluded
+SA=system:serviceaccount:$NS:$REL
+GATE=draco.dev/allocation
+cleanup() {
+  helm uninstall "$REL" -n "$NS" --wait=false >/dev/null 2>&1 || true
+  for n in $GATED $LABELED $PLAIN $EXCLUDED $NS; do cleanup_ns "$n"; done
+  k delete resourceslice draco-ag-node-0 deviceclass draco-ag.example.com --ignore-not-found >/dev/null 2>&1 || true
+}
+trap cleanup EXIT
+
+k create namespace "$NS" >/dev/null
+helm install "$REL" "$CHART_DIR" -n "$NS" --set admission.gatedNamespaces.names="{$GATED}" \
+  --set admission.gatedNamespaces.excludeNames="{kube-system,$EXCLUDED}" >/dev/null
+pass "helm install $REL (gating $GATED by name and draco.dev/gated=true namespaces)"
+
+k apply -f - >/dev/null <<YAML
+apiVersion: v1
+kind: Namespace
+metadata: {name: $GATED}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: $LABELED, labels: {draco.dev/gated: "true"}}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: $PLAIN}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: $EXCLUDED, labels: {draco.dev/gated: "true"}}
+---
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: draco-ag.example.com}
+spec:
+  selectors: [{cel: {expression: 'device.driver == "draco-ag.example.com"'}}]
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: draco-ag-node-0}
+spec:
+  driver: draco-ag.example.com
+  nodeName: node-0
+  pool: {name: node-0, generation: 1, resourceSliceCount: 1}
+  devices: [{name: dev-0}, {name: dev-1}, {name: dev-2}, {name: dev-3}]
+YAML
+for n in $GATED $LABELED $PLAIN $EXCLUDED; do
+  k apply -n "$n" -f - >/dev/null <<YAML
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: claim}
+spec:
+  devices:
+    requests: [{name: dev, exactly: {deviceClassName: draco-ag.example.com}}]
+YAML
+done
+
+# pod NS NAME [claim] [nodeName] [extra-gate]: a pod manifest.
+pod() {
+  local ns=$1 name=$2 claim=${3:-} node=${4:-} gate=${5:-}
+  echo "apiVersion: v1
+kind: Pod
+metadata: {name: $name, namespace: $ns}
+spec:
+  terminationGracePeriodSeconds: 0"
+  [[ -n $node ]] && echo "  nodeName: $node"
+  [[ -n $gate ]] && echo "  schedulingGates: [{name: $gate}]"
+  [[ -n $claim ]] && echo "  resourceClaims: [{name: dev, resourceClaimName: $claim}]"
+  echo "  containers:
+  - name: c
+    image: busybox"
+  [[ -n $claim ]] && echo "    resources: {claims: [{name: dev}]}"
+  return 0
+}
+gates() { k get pod -n "$1" "$2" -o jsonpath='{range .spec.schedulingGates[*]}{.name}{" "}{end}'; }
+
+# The policy is loaded asynchronously by the API server's admission plugin; wait for it to act.
+probe_gated() {
+  pod "$GATED" probe claim | kubectl create --dry-run=server -o jsonpath='{.spec.schedulingGates[*].name}' -f - \
+    | grep -q "$GATE"
+}
+eventually 30 "the admission policy is active" probe_gated
+
+pod "$GATED" with-claim claim | k create -f - >/dev/null
+pod "$GATED" no-claim | k create -f - >/dev/null
+pod "$GATED" other-gate claim "" example.com/other | k create -f - >/dev/null
+pod "$GATED" bound claim node-1 | k create -f - >/dev/null
+pod "$LABELED" with-claim claim | k create -f - >/dev/null
+pod "$PLAIN" with-claim claim | k create -f - >/dev/null
+pod "$EXCLUDED" with-claim claim | k create -f - >/dev/null
+
+[[ $(gates "$GATED" with-claim) == "$GATE " ]] || fail "pod with claim in $GATED: gates '$(gates "$GATED" with-claim)'"
+pass "pod with a claim in a namespace gated by name gets $GATE"
+[[ $(gates "$LABELED" with-claim) == "$GATE " ]] || fail "pod in $LABELED: gates '$(gates "$LABELED" with-claim)'"
+pass "pod with a claim in a namespace labelled draco.dev/gated=true gets $GATE"
+[[ $(gates "$GATED" other-gate) == "example.com/other $GATE " ]] \
+  || fail "pod with another gate: '$(gates "$GATED" other-gate)'"
+pass "existing scheduling gates are kept and $GATE is added"
+for p in "$GATED no-claim" "$GATED bound" "$PLAIN with-claim" "$EXCLUDED with-claim"; do
+  [[ -z $(gates $p) ]] || fail "pod $p was gated: '$(gates $p)'"
+done
+pass "pods without claims, bound pods, and pods in ungated or excluded namespaces get no gate"
+
+eventually 60 "kube-scheduler binds the ungated pod without claims" \
+  bash -c "[[ -n \$(kubectl get pod -n $GATED no-claim -o jsonpath='{.spec.nodeName}') ]]"
+eventually 60 "kube-scheduler allocates and binds the pod with a claim in the ungated namespace" \
+  bash -c "[[ \$(kubectl get pod -n $PLAIN with-claim -o jsonpath='{.spec.nodeName}') == node-0 ]]"
+eventually 30 "the gated pod reports PodScheduled=False/SchedulingGated" \
+  bash -c "[[ \$(kubectl get pod -n $GATED with-claim -o jsonpath='{.status.conditions[?(@.type==\"PodScheduled\")].reason}') == SchedulingGated ]]"
+[[ -z $(k get pod -n "$GATED" with-claim -o jsonpath='{.spec.nodeName}') ]] || fail "gated pod was bound"
+[[ -z $(k get resourceclaim -n "$GATED" claim -o jsonpath='{.status.allocation}') ]] \
+  || fail "kube-scheduler allocated the gated pod's claim"
+pass "the gated pod is neither bound nor has its claim allocated"
+
+ungate='[{"op":"remove","path":"/spec/schedulingGates/0"}]'
+if k patch pod -n "$GATED" with-claim --type=json -p "$ungate" \
+  --as=system:serviceaccount:$GATED:default >/dev/null 2>&1; then
+  fail "an unrelated ServiceAccount removed the gate"
+fi
+pass "an unrelated ServiceAccount may not remove the gate"
+k patch pod -n "$GATED" with-claim --type=json -p "$ungate" --as="$SA" >/dev/null \
+  || fail "the chart's ServiceAccount could not remove the gate"
+pass "the chart's ServiceAccount removes the gate (as draco does after allocating)"
+eventually 60 "kube-scheduler then allocates the claim and binds the pod to node-0" \
+  bash -c "[[ \$(kubectl get pod -n $GATED with-claim -o jsonpath='{.spec.nodeName}') == node-0 ]]"
