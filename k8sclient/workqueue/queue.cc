@@ -1,0 +1,139 @@
+#include "k8sclient/workqueue/queue.h"
+
+#include <chrono>
+
+namespace draco::k8s::workqueue {
+namespace {
+
+// How often the unfinished-work gauges are refreshed (client-go: 500ms).
+constexpr std::chrono::milliseconds kUnfinishedWorkUpdatePeriod{500};
+
+double Seconds(Clock::Duration d) { return std::chrono::duration<double>(d).count(); }
+
+}  // namespace
+
+Queue::Queue(QueueOptions options)
+    : name_(std::move(options.name)),
+      provider_(options.metrics != nullptr ? options.metrics : &NoopMetricsProvider()),
+      clock_(options.clock != nullptr ? options.clock : &RealClock::Get()),
+      depth_(provider_->NewDepthMetric(name_)),
+      adds_(provider_->NewAddsMetric(name_)),
+      latency_(provider_->NewLatencyMetric(name_)),
+      work_duration_(provider_->NewWorkDurationMetric(name_)),
+      unfinished_(provider_->NewUnfinishedWorkSecondsMetric(name_)),
+      longest_(provider_->NewLongestRunningProcessorSecondsMetric(name_)) {
+  if (options.metrics != nullptr) metrics_thread_ = std::thread([this] { MetricsLoop(); });
+}
+
+Queue::~Queue() {
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    ShutDownLocked(lock, false);
+  }
+  metrics_cv_.notify_all();
+  if (metrics_thread_.joinable()) metrics_thread_.join();
+}
+
+void Queue::Add(const std::string& item) {
+  std::lock_guard<std::mutex> l(mu_);
+  if (shutting_down_) return;
+  if (dirty_.count(item) != 0) return;
+  adds_->Inc();
+  dirty_.insert(item);
+  if (processing_.count(item) != 0) return;  // re-queued by Done()
+  add_times_.emplace(item, clock_->Now());
+  depth_->Inc();
+  queue_.push_back(item);
+  cv_.notify_one();
+}
+
+int Queue::Len() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return static_cast<int>(queue_.size());
+}
+
+std::optional<std::string> Queue::Get() {
+  std::unique_lock<std::mutex> lock(mu_);
+  cv_.wait(lock, [this] { return !queue_.empty() || shutting_down_; });
+  if (queue_.empty()) return std::nullopt;  // shut down and drained
+  std::string item = std::move(queue_.front());
+  queue_.pop_front();
+  const auto now = clock_->Now();
+  depth_->Dec();
+  if (auto it = add_times_.find(item); it != add_times_.end()) {
+    latency_->Observe(Seconds(now - it->second));
+    add_times_.erase(it);
+  }
+  start_times_[item] = now;
+  processing_.insert(item);
+  dirty_.erase(item);
+  return item;
+}
+
+void Queue::Done(const std::string& item) {
+  std::lock_guard<std::mutex> l(mu_);
+  const auto now = clock_->Now();
+  if (auto it = start_times_.find(item); it != start_times_.end()) {
+    work_duration_->Observe(Seconds(now - it->second));
+    start_times_.erase(it);
+  }
+  processing_.erase(item);
+  if (dirty_.count(item) != 0) {
+    add_times_.emplace(item, now);
+    depth_->Inc();
+    queue_.push_back(item);
+    cv_.notify_one();
+  } else if (processing_.empty()) {
+    cv_.notify_all();  // a ShutDownWithDrain may be waiting
+  }
+}
+
+void Queue::ShutDownLocked(std::unique_lock<std::mutex>& lock, bool drain) {
+  shutting_down_ = true;
+  cv_.notify_all();
+  metrics_cv_.notify_all();
+  if (drain) cv_.wait(lock, [this] { return processing_.empty(); });
+}
+
+void Queue::ShutDown() {
+  std::unique_lock<std::mutex> lock(mu_);
+  ShutDownLocked(lock, false);
+}
+
+void Queue::ShutDownWithDrain() {
+  std::unique_lock<std::mutex> lock(mu_);
+  ShutDownLocked(lock, true);
+}
+
+bool Queue::ShuttingDown() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return shutting_down_;
+}
+
+void Queue::UpdateUnfinishedWork() {
+  std::lock_guard<std::mutex> l(mu_);
+  const auto now = clock_->Now();
+  double total = 0;
+  double longest = 0;
+  for (const auto& [item, start] : start_times_) {
+    const double s = Seconds(now - start);
+    total += s;
+    longest = std::max(longest, s);
+  }
+  unfinished_->Set(total);
+  longest_->Set(longest);
+}
+
+void Queue::MetricsLoop() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!shutting_down_) {
+    clock_->WaitUntil(metrics_cv_, lock, clock_->Now() + kUnfinishedWorkUpdatePeriod,
+                      [this] { return shutting_down_; });
+    if (shutting_down_) break;
+    lock.unlock();
+    UpdateUnfinishedWork();
+    lock.lock();
+  }
+}
+
+}  // namespace draco::k8s::workqueue
