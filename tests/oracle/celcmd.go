@@ -85,6 +85,8 @@ func compilerFor(f dracel.Features) celCompiler {
 }
 
 // compileSelector compiles like the scheduler's cel.Cache.GetOrCompile.
+var dracelOptionsNoEstimate = dracel.Options{DisableCostEstimation: true}
+
 func compileSelector(f dracel.Features, expr string) dracel.CompilationResult {
 	return compilerFor(f).CompileCELExpression(expr, dracel.Options{DisableCostEstimation: true})
 }
