@@ -1,0 +1,105 @@
+// The DRA CEL environment: the `device` variable and the Kubernetes quantity and semver libraries
+// on top of the generic CEL engine (controller/cel), as k8s.io/dynamic-resource-allocation/cel
+// v0.37 declares them for stored expressions.
+//
+//   auto sel = celenv::CompileSelector(R"(device.attributes["dra.example.com"].model == "a100")");
+//   auto data = celenv::DeviceDataBuilder("dra.example.com").String("model", "a100").Build();
+//   StatusOr<bool> m = (*sel)->Matches(*data);
+//
+// Error vs false (upstream semantics): Matches returns false for "no match" and a non-OK Status
+// for any runtime error (no such key, type errors, cost limit exceeded, a non-bool result, a
+// version attribute that is not valid semver); callers must treat errors as fatal for the claim.
+//
+// Thread-safety: Selector and DeviceData are immutable and may be shared across threads.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "controller/api/quantity.h"
+#include "controller/cel/cache.h"
+#include "controller/cel/env.h"
+#include "controller/cel/value.h"
+#include "k8sclient/base/status.h"
+
+namespace draco::celenv {
+
+// Upstream limits (k8s.io/api resource/v1).
+inline constexpr uint64_t kSelectorMaxCost = 1000000;    // CELSelectorExpressionMaxCost
+inline constexpr size_t kSelectorMaxLength = 10 * 1024;  // CELSelectorExpressionMaxLength
+
+// The frozen DRA environment (built once, thread-safe).
+const cel::Env& DraEnv();
+
+// Precomputed CEL view of one device: build once per device, evaluate any number of selectors
+// against it without further allocation of maps.
+class DeviceData {
+ public:
+  const cel::Value& device() const { return device_; }
+  // Set when an attribute could not be converted (e.g. an invalid version): every evaluation
+  // against this device fails with it, as upstream's DeviceMatches does.
+  const Status& conversion_error() const { return conversion_error_; }
+
+ private:
+  friend class DeviceDataBuilder;
+  cel::Value device_;
+  Status conversion_error_;
+};
+
+// Builds DeviceData. Names are fully qualified attribute/capacity names ("domain/id") or bare
+// ids, which land in the driver's domain. A later value for the same domain/id replaces an
+// earlier one.
+class DeviceDataBuilder {
+ public:
+  explicit DeviceDataBuilder(std::string driver) : driver_(std::move(driver)) {}
+  DeviceDataBuilder& Int(std::string_view name, int64_t v);
+  DeviceDataBuilder& Bool(std::string_view name, bool v);
+  DeviceDataBuilder& String(std::string_view name, std::string v);
+  DeviceDataBuilder& Version(std::string_view name, std::string_view v);
+  DeviceDataBuilder& IntList(std::string_view name, const std::vector<int64_t>& v);
+  DeviceDataBuilder& BoolList(std::string_view name, const std::vector<bool>& v);
+  DeviceDataBuilder& StringList(std::string_view name, const std::vector<std::string>& v);
+  DeviceDataBuilder& VersionList(std::string_view name, const std::vector<std::string>& v);
+  DeviceDataBuilder& Capacity(std::string_view name, const api::Quantity& q);
+  DeviceDataBuilder& AllowMultipleAllocations(bool v) {
+    allow_multiple_ = v;
+    return *this;
+  }
+  std::shared_ptr<const DeviceData> Build() const;
+
+ private:
+  void Put(std::vector<std::pair<std::string, std::vector<std::pair<std::string, cel::Value>>>>& m,
+           std::string_view name, cel::Value v);
+  std::string driver_;
+  bool allow_multiple_ = false;
+  Status error_;
+  std::vector<std::pair<std::string, std::vector<std::pair<std::string, cel::Value>>>> attrs_;
+  std::vector<std::pair<std::string, std::vector<std::pair<std::string, cel::Value>>>> caps_;
+};
+
+// A compiled device selector. Immutable, thread-safe.
+class Selector {
+ public:
+  explicit Selector(std::shared_ptr<const cel::Program> program) : program_(std::move(program)) {}
+  // True/false, or an error for any runtime failure. `cost` receives the runtime cost if non-null.
+  StatusOr<bool> Matches(const DeviceData& device, uint64_t* cost = nullptr,
+                         uint64_t cost_limit = kSelectorMaxCost) const;
+
+ private:
+  std::shared_ptr<const cel::Program> program_;
+};
+
+struct SelectorOptions {
+  // Enforce the API's 10 KiB length limit (the scheduler itself does not re-validate).
+  bool enforce_length_limit = true;
+};
+
+// Compiles a selector (through a process-wide program cache). A compile error is returned as
+// InvalidArgument with cel-go style caret messages; the result type must be bool (or dyn).
+StatusOr<std::shared_ptr<const Selector>> CompileSelector(std::string_view expr,
+                                                          const SelectorOptions& options = {});
+
+}  // namespace draco::celenv
