@@ -19,7 +19,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-k create namespace "$NS" >/dev/null
+fresh_ns "$NS"
 helm install "$REL" "$CHART_DIR" -n "$NS" --set admission.gatedNamespaces.names="{$GATED}" \
   --set admission.gatedNamespaces.excludeNames="{kube-system,$EXCLUDED}" >/dev/null
 pass "helm install $REL (gating $GATED by name and draco.dev/gated=true namespaces)"

@@ -89,7 +89,7 @@ got=$(k get allocationpolicy defaults-e2e -o jsonpath='{.spec.strategy}/{.spec.p
 pass "CRD defaults strategy FirstFit and priority 0"
 
 # Server-side dry run of every rendered object.
-k create namespace "$NS" >/dev/null
+fresh_ns "$NS"
 for vals in default all-features; do
   args=(-n "$NS")
   [[ $vals == all-features ]] && args+=(-f "$CHART_DIR/ci/all-features-values.yaml")

@@ -53,6 +53,8 @@ patch resource.k8s.io resourceclaims - team-a -
 delete resource.k8s.io resourceclaims - team-a -
 update resource.k8s.io resourceclaims status team-a -
 patch resource.k8s.io resourceclaims status team-a -
+update resource.k8s.io resourceclaims binding - -
+patch resource.k8s.io resourceclaims binding - -
 list resource.k8s.io resourceclaimtemplates - - -
 watch resource.k8s.io resourceclaimtemplates - - -
 get resource.k8s.io resourceclaimtemplates - team-a -
@@ -145,3 +147,45 @@ can_batch() {
   lines=()
 }
 lines=()
+
+# find_draco: sets DRACO to a draco executable that has the `run` subcommand: $DRACO_TEST_BINARY,
+# else the `draco` target of $DRACO_BUILD_DIR (built if needed). Returns 1 when there is none yet.
+find_draco() {
+  DRACO=${DRACO_TEST_BINARY:-}
+  if [[ -z $DRACO ]]; then
+    local bdir=${DRACO_BUILD_DIR:-}
+    [[ -n $bdir && -f $bdir/build.ninja ]] || return 1
+    ninja -C "$bdir" -t targets all 2>/dev/null | grep -q '^draco:' || return 1
+    cmake --build "$bdir" --target draco -j2 >/dev/null 2>&1 || return 1
+    DRACO=$(find "$bdir" -path '*/CMakeFiles' -prune -o -type f -name draco -perm -u+x -print | head -n 1)
+  fi
+  [[ -n $DRACO && -x $DRACO ]] || return 1
+  "$DRACO" run --help >/dev/null 2>&1
+}
+
+# sa_kubeconfig NS SA FILE: a kubeconfig that authenticates as the ServiceAccount with a bound token.
+sa_kubeconfig() {
+  local token
+  token=$(kubectl create token "$2" -n "$1" --duration=1h)
+  cat >"$3" <<KC
+apiVersion: v1
+kind: Config
+clusters:
+- name: e2e
+  cluster: {server: "$DRACO_APISERVER", certificate-authority: "$DRACO_CA"}
+users:
+- name: sa
+  user: {token: "$token"}
+contexts:
+- name: sa
+  context: {cluster: e2e, user: sa}
+current-context: sa
+KC
+}
+
+# fresh_ns NAME [kubectl create namespace args...]: waits out a previous run's namespace deletion,
+# then creates the namespace.
+fresh_ns() {
+  kubectl wait --for=delete "namespace/$1" --timeout=120s >/dev/null 2>&1 || true
+  kubectl create namespace "$@" >/dev/null
+}
