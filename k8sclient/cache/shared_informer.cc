@@ -1,0 +1,310 @@
+#include "k8sclient/cache/shared_informer.h"
+
+#include <exception>
+#include <optional>
+#include <unordered_set>
+
+#include <spdlog/spdlog.h>
+
+namespace draco::k8s::cache {
+
+// What one handler is told.
+struct SharedInformer::Notification {
+  enum class Type { kAdd, kUpdate, kDelete };
+  Type type = Type::kAdd;
+  ObjectPtr old_obj;
+  ObjectPtr new_obj;
+  DeletedObject deleted;
+  bool is_in_initial_list = false;
+};
+
+// The queue between the reflector and the processing thread (client-go RealFIFO). Replace and
+// Resync are queued as markers and resolved against the indexer when processed, so they see the
+// effect of every delta queued before them.
+class SharedInformer::Fifo final : public ReflectorStore {
+ public:
+  struct Entry {
+    enum class Kind { kAdd, kUpdate, kDelete, kReplace, kResync };
+    Kind kind = Kind::kAdd;
+    ObjectPtr obj;
+    std::vector<ObjectPtr> items;
+  };
+
+  Status Add(ObjectPtr obj) override { return Push({Entry::Kind::kAdd, std::move(obj), {}}); }
+  Status Update(ObjectPtr obj) override { return Push({Entry::Kind::kUpdate, std::move(obj), {}}); }
+  Status Delete(ObjectPtr obj) override { return Push({Entry::Kind::kDelete, std::move(obj), {}}); }
+  Status Replace(std::vector<ObjectPtr> items, const std::string&) override {
+    return Push({Entry::Kind::kReplace, nullptr, std::move(items)});
+  }
+  Status Resync() override { return Push({Entry::Kind::kResync, nullptr, {}}); }
+
+  // Blocks for the next entry; nullopt once closed.
+  std::optional<Entry> Pop() {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [this] { return !entries_.empty() || closed_; });
+    if (closed_) return std::nullopt;
+    Entry e = std::move(entries_.front());
+    entries_.pop_front();
+    return e;
+  }
+
+  void Close() {
+    std::lock_guard<std::mutex> l(mu_);
+    closed_ = true;
+    cv_.notify_all();
+  }
+
+ private:
+  Status Push(Entry e) {
+    std::lock_guard<std::mutex> l(mu_);
+    if (closed_) return CancelledError("informer stopped");
+    entries_.push_back(std::move(e));
+    cv_.notify_one();
+    return OkStatus();
+  }
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<Entry> entries_;
+  bool closed_ = false;
+};
+
+// One registered handler: an unbounded buffer drained by its own thread.
+class SharedInformer::Listener {
+ public:
+  Listener(int id, ResourceEventHandler handler, std::string informer_name)
+      : id_(id), handler_(std::move(handler)), informer_name_(std::move(informer_name)) {
+    thread_ = std::thread([this] { Run(); });
+  }
+  ~Listener() { Stop(); }
+
+  int id() const { return id_; }
+
+  void Add(Notification n) {
+    std::lock_guard<std::mutex> l(mu_);
+    if (stopped_) return;
+    pending_.push_back(std::move(n));
+    cv_.notify_one();
+  }
+
+  void Stop() {
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      stopped_ = true;
+      cv_.notify_all();
+    }
+    if (thread_.joinable() && thread_.get_id() != std::this_thread::get_id()) thread_.join();
+  }
+
+ private:
+  void Run() {
+    while (true) {
+      Notification n;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        cv_.wait(lock, [this] { return !pending_.empty() || stopped_; });
+        if (stopped_) return;
+        n = std::move(pending_.front());
+        pending_.pop_front();
+      }
+      try {
+        switch (n.type) {
+          case Notification::Type::kAdd:
+            if (handler_.on_add) handler_.on_add(n.new_obj, n.is_in_initial_list);
+            break;
+          case Notification::Type::kUpdate:
+            if (handler_.on_update) handler_.on_update(n.old_obj, n.new_obj);
+            break;
+          case Notification::Type::kDelete:
+            if (handler_.on_delete) handler_.on_delete(n.deleted);
+            break;
+        }
+      } catch (const std::exception& e) {
+        spdlog::error("{}: event handler threw: {}", informer_name_, e.what());
+      } catch (...) {
+        spdlog::error("{}: event handler threw an unknown exception", informer_name_);
+      }
+    }
+  }
+
+  const int id_;
+  const ResourceEventHandler handler_;
+  const std::string informer_name_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<Notification> pending_;
+  bool stopped_ = false;
+  std::thread thread_;
+};
+
+namespace {
+
+SharedInformerOptions Normalize(SharedInformerOptions o) {
+  if (o.resync_period > Clock::Duration::zero() &&
+      o.resync_period < SharedInformer::kMinimumResyncPeriod) {
+    o.resync_period = SharedInformer::kMinimumResyncPeriod;
+  }
+  if (o.indexers.count(kNamespaceIndex) == 0) o.indexers[kNamespaceIndex] = MetaNamespaceIndexFunc;
+  return o;
+}
+
+}  // namespace
+
+SharedInformer::SharedInformer(ListerWatcher& lw, SharedInformerOptions options)
+    : options_(Normalize(std::move(options))),
+      clock_(options_.clock != nullptr ? *options_.clock : RealClock::Get()),
+      indexer_(NewIndexer(MetaNamespaceKeyFunc, options_.indexers)),
+      fifo_(std::make_unique<Fifo>()) {
+  ReflectorOptions ro;
+  ro.name = options_.name;
+  ro.clock = &clock_;
+  ro.resync_period = options_.resync_period;
+  ro.rand01 = options_.rand01;
+  reflector_ = std::make_unique<Reflector>(lw, *fifo_, std::move(ro));
+}
+
+SharedInformer::~SharedInformer() { Stop(); }
+
+int SharedInformer::AddEventHandler(ResourceEventHandler handler) {
+  std::lock_guard<std::mutex> l(process_mu_);
+  auto listener =
+      std::make_shared<Listener>(next_listener_id_++, std::move(handler), options_.name);
+  if (started_ && !stopped_) {
+    // Bring the late handler up to the current state before any further delta.
+    for (const auto& obj : indexer_->List()) {
+      Notification n;
+      n.type = Notification::Type::kAdd;
+      n.new_obj = obj;
+      n.is_in_initial_list = true;
+      listener->Add(std::move(n));
+    }
+  }
+  listeners_.push_back(std::move(listener));
+  return listeners_.back()->id();
+}
+
+void SharedInformer::RemoveEventHandler(int id) {
+  std::shared_ptr<Listener> removed;
+  {
+    std::lock_guard<std::mutex> l(process_mu_);
+    for (auto it = listeners_.begin(); it != listeners_.end(); ++it) {
+      if ((*it)->id() == id) {
+        removed = *it;
+        listeners_.erase(it);
+        break;
+      }
+    }
+  }
+  if (removed) removed->Stop();
+}
+
+void SharedInformer::Start() {
+  std::lock_guard<std::mutex> l(process_mu_);
+  if (started_ || stopped_) return;
+  started_ = true;
+  process_thread_ = std::thread([this] { ProcessLoop(); });
+  reflector_thread_ = std::thread([this] { reflector_->Run(); });
+}
+
+void SharedInformer::Stop() {
+  {
+    std::lock_guard<std::mutex> l(process_mu_);
+    if (stopped_) return;
+    stopped_ = true;
+  }
+  reflector_->Stop();
+  if (reflector_thread_.joinable()) reflector_thread_.join();
+  fifo_->Close();
+  if (process_thread_.joinable()) process_thread_.join();
+  std::vector<std::shared_ptr<Listener>> listeners;
+  {
+    std::lock_guard<std::mutex> l(process_mu_);
+    listeners.swap(listeners_);
+  }
+  for (auto& listener : listeners) listener->Stop();
+  {
+    std::lock_guard<std::mutex> l(sync_mu_);
+    sync_cv_.notify_all();
+  }
+}
+
+bool SharedInformer::WaitForCacheSync(Clock::Duration timeout) {
+  std::unique_lock<std::mutex> lock(sync_mu_);
+  return clock_.WaitUntil(sync_cv_, lock, clock_.Now() + timeout,
+                          [this] { return synced_.load(); });
+}
+
+void SharedInformer::Distribute(const Notification& n, bool /*is_resync*/) {
+  for (auto& listener : listeners_) listener->Add(n);
+}
+
+void SharedInformer::ProcessLoop() {
+  using Kind = Fifo::Entry::Kind;
+  auto upsert = [this](const ObjectPtr& obj, bool initial) {
+    const std::string key = obj->Key();
+    ObjectPtr old = indexer_->GetByKey(key);
+    Notification n;
+    n.new_obj = obj;
+    if (old != nullptr) {
+      (void)indexer_->Update(obj);
+      n.type = Notification::Type::kUpdate;
+      n.old_obj = std::move(old);
+    } else {
+      (void)indexer_->Add(obj);
+      n.type = Notification::Type::kAdd;
+      n.is_in_initial_list = initial;
+    }
+    Distribute(n, false);
+  };
+  while (auto entry = fifo_->Pop()) {
+    std::lock_guard<std::mutex> l(process_mu_);
+    switch (entry->kind) {
+      case Kind::kAdd:
+      case Kind::kUpdate:
+        upsert(entry->obj, false);
+        break;
+      case Kind::kDelete: {
+        Notification n;
+        n.type = Notification::Type::kDelete;
+        n.deleted.key = entry->obj->Key();
+        n.deleted.object = entry->obj;
+        (void)indexer_->Delete(entry->obj);
+        Distribute(n, false);
+        break;
+      }
+      case Kind::kReplace: {
+        std::unordered_set<std::string> keep;
+        keep.reserve(entry->items.size());
+        for (const auto& obj : entry->items) keep.insert(obj->Key());
+        for (const auto& old : indexer_->List()) {
+          const std::string key = old->Key();
+          if (keep.count(key) != 0) continue;
+          (void)indexer_->Delete(old);
+          Notification n;
+          n.type = Notification::Type::kDelete;
+          n.deleted = {old, key, true};
+          Distribute(n, false);
+        }
+        const bool initial = !synced_.load();
+        for (const auto& obj : entry->items) upsert(obj, initial);
+        if (!synced_.load()) {
+          std::lock_guard<std::mutex> sl(sync_mu_);
+          synced_ = true;
+          sync_cv_.notify_all();
+        }
+        break;
+      }
+      case Kind::kResync:
+        for (const auto& obj : indexer_->List()) {
+          Notification n;
+          n.type = Notification::Type::kUpdate;
+          n.old_obj = obj;
+          n.new_obj = obj;
+          Distribute(n, true);
+        }
+        break;
+    }
+  }
+}
+
+}  // namespace draco::k8s::cache
