@@ -39,7 +39,7 @@ TEST(NodeSelectorTest, TermsAreOredRequirementsAnded) {
   StringMap labels = {{"zone", "a"}};
   NodeSelector sel;
   EXPECT_FALSE(NodeSelectorMatches(sel, labels, "node-1"));  // no terms
-  sel.node_selector_terms.emplace_back();                     // empty term matches nothing
+  sel.node_selector_terms.emplace_back();                    // empty term matches nothing
   EXPECT_FALSE(NodeSelectorMatches(sel, labels, "node-1"));
   NodeSelectorTerm by_name;
   by_name.match_fields.push_back(Req("metadata.name", "In", {"node-1"}));
