@@ -1,0 +1,41 @@
+// Kubernetes JSON <-> allocator model (model.h).
+//
+// Decoding follows encoding/json + k8s.io/api semantics where they matter to allocation: field
+// names are case-sensitive, unknown fields are ignored, `null` equals absent, and presence of
+// optional pointers is kept. Quantities are parsed with upstream's rules; an invalid quantity is an
+// INVALID_ARGUMENT error naming the field.
+//
+// Encoding writes AllocationResult exactly like encoding/json of the v1 Go struct (field order,
+// omitempty) so that outputs can be compared with the upstream oracle.
+//
+// All functions are thread-safe (no shared state).
+#pragma once
+
+#include <string>
+
+#include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include "controller/allocator/model.h"
+#include "k8sclient/base/status.h"
+
+namespace draco::alloc {
+
+StatusOr<Node> DecodeNode(const rapidjson::Value& v);
+StatusOr<ResourceSlice> DecodeResourceSlice(const rapidjson::Value& v);
+StatusOr<DeviceClass> DecodeDeviceClass(const rapidjson::Value& v);
+StatusOr<ResourceClaim> DecodeResourceClaim(const rapidjson::Value& v);
+// Decodes a ResourceClaimTemplate's spec.spec into a claim named `name` (no status).
+StatusOr<ResourceClaim> DecodeClaimTemplateSpec(const rapidjson::Value& template_obj);
+StatusOr<DeviceTaintRule> DecodeDeviceTaintRule(const rapidjson::Value& v);
+StatusOr<Features> DecodeFeatures(const rapidjson::Value& v);
+StatusOr<AllocationResult> DecodeAllocationResult(const rapidjson::Value& v);
+
+using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer>;
+
+void EncodeAllocationResult(const AllocationResult& r, JsonWriter& w);
+void EncodeNodeSelector(const NodeSelector& ns, JsonWriter& w);
+std::string AllocationResultToJson(const AllocationResult& r);
+
+}  // namespace draco::alloc

@@ -1,0 +1,261 @@
+// Input and output model of the allocator: the subset of resource.k8s.io/v1 and core/v1 that
+// structured-parameters allocation reads, with presence (pointer vs. unset) preserved wherever
+// upstream's Go code distinguishes nil from empty.
+//
+// These are plain value types (thread-compatible). They are the allocator's own ingestion format;
+// `json_codec.h` decodes them from Kubernetes JSON and encodes AllocationResult in the v1 shape.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "controller/api/quantity.h"
+
+namespace draco::alloc {
+
+// Exact quantity arithmetic in units of 1e-9 (every parsed Quantity is a whole number of nano
+// units because parsing rounds finer values up). Values beyond about 1.7e29 saturate.
+__extension__ using Amount = __int128;
+
+// A Quantity as it appeared in the input: `q` keeps upstream's textual form (for output), `nanos`
+// is its exact value for arithmetic.
+struct Qty {
+  api::Quantity q;
+  Amount nanos = 0;
+
+  // Parses like resource.ParseQuantity.
+  static StatusOr<Qty> Parse(std::string_view s);
+  // resource.NewQuantity(v, format).
+  static Qty FromInt64(int64_t v, api::Quantity::Format format);
+  // Go's Quantity.Value(): rounded away from zero to an integer, saturated to int64.
+  int64_t Value() const;
+  // Go's Quantity.MilliValue(), same rounding.
+  int64_t MilliValue() const;
+  std::string ToString() const { return q.ToString(); }
+};
+
+inline bool operator==(const Qty& a, const Qty& b) { return a.nanos == b.nanos; }
+inline bool operator<(const Qty& a, const Qty& b) { return a.nanos < b.nanos; }
+
+// core/v1 NodeSelectorRequirement / Term / Selector.
+struct NodeSelectorRequirement {
+  std::string key;
+  std::string op;  // In, NotIn, Exists, DoesNotExist, Gt, Lt (anything else is a parse error)
+  std::vector<std::string> values;
+  friend bool operator==(const NodeSelectorRequirement&, const NodeSelectorRequirement&) = default;
+};
+struct NodeSelectorTerm {
+  std::vector<NodeSelectorRequirement> match_expressions;
+  std::vector<NodeSelectorRequirement> match_fields;
+};
+struct NodeSelector {
+  std::vector<NodeSelectorTerm> terms;
+};
+
+// The parts of a core/v1 Node that allocation looks at.
+struct Node {
+  std::string name;
+  std::map<std::string, std::string> labels;
+  std::vector<std::string> declared_features;  // status.declaredFeatures
+};
+
+// resource.k8s.io/v1 DeviceAttribute: exactly one member is meaningful (kind).
+struct Attribute {
+  enum class Kind : uint8_t {
+    kNone,
+    kInt,
+    kBool,
+    kString,
+    kVersion,
+    kInts,
+    kBools,
+    kStrings,
+    kVersions
+  };
+  Kind kind = Kind::kNone;
+  int64_t i = 0;
+  bool b = false;
+  std::string s;  // string or version
+  std::vector<int64_t> ints;
+  std::vector<bool> bools;
+  std::vector<std::string> strs;  // strings or versions
+  bool IsList() const { return kind >= Kind::kInts; }
+  friend bool operator==(const Attribute&, const Attribute&) = default;
+};
+
+struct CapacityRange {
+  std::optional<Qty> min, max, step;
+};
+struct CapacityRequestPolicy {
+  std::optional<Qty> default_value;
+  std::vector<Qty> valid_values;  // nil and empty are equivalent for every upstream check
+  bool has_valid_values = false;  // non-nil (upstream's calculateConsumedCapacity checks nil)
+  std::optional<CapacityRange> valid_range;
+};
+struct DeviceCapacity {
+  Qty value;
+  std::optional<CapacityRequestPolicy> request_policy;
+};
+
+struct DeviceTaint {
+  std::string key, value, effect;
+};
+struct DeviceToleration {
+  std::string key, op, value, effect;
+  std::optional<int64_t> toleration_seconds;
+};
+
+struct CounterConsumption {
+  std::string counter_set;
+  std::vector<std::pair<std::string, Qty>> counters;
+  std::vector<std::string> compatibility_groups;
+};
+
+struct Device {
+  std::string name;
+  std::vector<std::pair<std::string, Attribute>> attributes;     // sorted by name
+  std::vector<std::pair<std::string, DeviceCapacity>> capacity;  // sorted by name
+  std::vector<CounterConsumption> consumes_counters;
+  std::optional<std::string> node_name;
+  std::optional<NodeSelector> node_selector;
+  std::optional<bool> all_nodes;
+  std::vector<DeviceTaint> taints;
+  std::optional<bool> binds_to_node;
+  std::optional<std::vector<std::string>> binding_conditions;
+  std::optional<std::vector<std::string>> binding_failure_conditions;
+  std::optional<bool> allow_multiple_allocations;
+
+  const Attribute* FindAttribute(std::string_view name) const;
+  const DeviceCapacity* FindCapacity(std::string_view name) const;
+};
+
+struct CounterSet {
+  std::string name;
+  std::vector<std::pair<std::string, Qty>> counters;  // sorted by name
+};
+
+struct ResourceSlice {
+  std::string name;
+  std::string driver;
+  std::string pool;
+  int64_t generation = 0;
+  int64_t resource_slice_count = 0;
+  std::optional<std::string> node_name;
+  std::optional<NodeSelector> node_selector;
+  std::optional<bool> all_nodes;
+  std::optional<bool> per_device_node_selection;
+  std::vector<Device> devices;
+  std::vector<CounterSet> shared_counters;
+  std::vector<std::string> skip_node_operations;
+};
+
+// Opaque configuration, kept as raw JSON text of `parameters`.
+struct OpaqueConfig {
+  std::string driver;
+  std::string parameters_json;  // canonical compact JSON, "" when absent
+};
+
+struct DeviceClass {
+  std::string name;
+  std::vector<std::string> selectors;  // CEL expressions; "" marks a selector without `cel`
+  std::vector<OpaqueConfig> config;    // entries without `opaque` keep an empty driver
+  std::vector<bool> config_has_opaque;
+};
+
+// One `exactly` request or one `firstAvailable` entry.
+struct RequestSpec {
+  std::string name;
+  std::string device_class_name;
+  std::vector<std::string> selectors;  // "" marks a selector without `cel`
+  std::string allocation_mode;         // as given (defaulted to ExactCount by the harness)
+  int64_t count = 0;
+  std::optional<bool> admin_access;  // only for `exactly`
+  std::vector<DeviceToleration> tolerations;
+  bool has_capacity = false;                                   // `capacity` present (even if empty)
+  std::vector<std::pair<std::string, Qty>> capacity_requests;  // sorted by name
+  bool has_derived_attributes = false;
+};
+
+struct DeviceRequest {
+  std::string name;
+  std::optional<RequestSpec> exactly;
+  std::vector<RequestSpec> first_available;
+};
+
+struct DeviceConstraint {
+  std::vector<std::string> requests;
+  std::optional<std::string> match_attribute;
+  std::optional<std::string> distinct_attribute;
+};
+
+struct ClaimConfig {
+  std::vector<std::string> requests;
+  bool has_opaque = false;
+  OpaqueConfig opaque;
+};
+
+struct DeviceRequestAllocationResult {
+  std::string request, driver, pool, device;
+  std::optional<bool> admin_access;
+  std::vector<DeviceToleration> tolerations;
+  std::vector<std::string> binding_conditions;
+  std::vector<std::string> binding_failure_conditions;
+  std::optional<std::string> share_id;
+  std::vector<std::pair<std::string, Qty>> consumed_capacity;  // sorted by name
+  bool has_consumed_capacity = false;
+  std::vector<std::string> skip_node_operations;
+};
+
+struct AllocationConfig {
+  std::string source;  // FromClass / FromClaim
+  std::vector<std::string> requests;
+  bool has_opaque = false;
+  OpaqueConfig opaque;
+};
+
+struct AllocationResult {
+  std::vector<DeviceRequestAllocationResult> results;
+  std::vector<AllocationConfig> config;
+  std::optional<NodeSelector> node_selector;
+};
+
+struct ResourceClaim {
+  std::string namespace_name;
+  std::string name;
+  std::string uid;
+  std::map<std::string, std::string> annotations;
+  std::vector<DeviceRequest> requests;
+  std::vector<DeviceConstraint> constraints;
+  std::vector<ClaimConfig> config;
+  std::optional<AllocationResult> allocation;  // status.allocation
+  std::vector<std::string> reserved_for;       // status.reservedFor[].name (informational)
+};
+
+struct DeviceTaintRule {
+  std::string name;
+  bool has_selector = false;
+  std::optional<std::string> driver, pool, device;
+  DeviceTaint taint;
+};
+
+// Which optional allocator behaviours are on (kube-scheduler 1.37 defaults).
+struct Features {
+  bool admin_access = true;
+  bool prioritized_list = true;
+  bool partitionable_devices = true;
+  bool device_taints = true;
+  bool device_taint_rules = true;
+  bool device_binding = true;
+  bool consumable_capacity = true;
+  bool fractional_capacity_range = false;
+  bool list_type_attributes = false;
+  bool optional_node_operations = false;
+  bool derived_attributes = false;
+  bool compatibility_groups = false;
+};
+
+}  // namespace draco::alloc

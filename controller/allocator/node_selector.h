@@ -1,0 +1,23 @@
+// Node selection with the semantics of k8s.io/component-helpers nodeaffinity.NewNodeSelector +
+// Match, as used by the upstream allocator's NodeMatches.
+//
+// Thread-safe (pure functions).
+#pragma once
+
+#include <string_view>
+
+#include "controller/allocator/model.h"
+#include "k8sclient/base/status.h"
+
+namespace draco::alloc {
+
+// Validates `ns` like nodeaffinity.NewNodeSelector (label keys/values, operators, value counts).
+// Returns INVALID_ARGUMENT with a description on the first problem.
+Status ValidateNodeSelector(const NodeSelector& ns);
+
+// Upstream NodeMatches(node, nodeName, allNodes, nodeSelector): the first set field decides;
+// nothing set means "no match". A selector that fails validation is an error.
+StatusOr<bool> NodeMatches(const Node& node, std::string_view node_name, bool all_nodes,
+                           const NodeSelector* selector);
+
+}  // namespace draco::alloc

@@ -1,0 +1,48 @@
+// Scenario runner speaking the `oracle allocate` protocol (tests/oracle/README.md, section 2):
+// one JSON object per line with node, classes, slices, allocatedClaims, claims, deviceTaintRules
+// and features in, one JSON result line out. Used by the differential test, the benchmark driver
+// and `draco simulate`.
+//
+// Thread-safe (no shared state; every call builds its own Allocator).
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "controller/allocator/allocator.h"
+
+namespace draco::alloc {
+
+struct Scenario {
+  std::string id;
+  std::string mode;  // "" / "single" or "fillUp"
+  std::optional<Node> node;
+  std::vector<Node> nodes;
+  std::vector<DeviceClass> classes;
+  std::vector<ResourceSlice> slices;
+  std::vector<ResourceClaim> allocated_claims;
+  std::vector<ResourceClaim> claims;
+  std::vector<DeviceTaintRule> taint_rules;
+  Features features;
+};
+
+// Parses one scenario line. Claims and allocated claims are defaulted (DefaultClaim).
+StatusOr<Scenario> ParseScenario(std::string_view json_line);
+
+struct RunOptions {
+  std::shared_ptr<SelectorCompiler> selectors;
+  bool prune = true;
+  std::chrono::milliseconds timeout{10000};
+};
+
+// Runs a scenario and returns the oracle-format output line (no trailing newline). Share IDs are
+// canonicalized like the oracle's (sequential per output line).
+std::string RunScenario(const Scenario& s, const RunOptions& opts);
+
+// Parses and runs one line; a parse failure gives {"id":..., "inputError": ...}.
+std::string RunScenarioLine(std::string_view json_line, const RunOptions& opts);
+
+}  // namespace draco::alloc

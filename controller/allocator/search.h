@@ -1,0 +1,138 @@
+// One Allocate call: request validation, the depth-first search and result construction.
+// Internal to the allocator; see allocator.h for the contract. Thread-hostile (one call).
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "controller/allocator/allocator_impl.h"
+
+namespace draco::alloc {
+
+// A set-valued view of an attribute (list-type attribute semantics): sorted, unique values of one
+// element type.
+struct AttrSet {
+  int type = -1;  // 0 int, 1 bool, 2 string, 3 version; -1 unknown
+  std::vector<int64_t> nums;
+  std::vector<std::string> strs;
+  static std::optional<AttrSet> From(const Attribute* a);
+  // Intersection, or nullopt when empty or of different types.
+  std::optional<AttrSet> Intersect(const AttrSet& o) const;
+};
+
+// Upstream lookupAttribute: exact key, else the driver-domain short name.
+const Attribute* LookupAttribute(const Device& d, std::string_view driver, std::string_view fqname);
+
+class Search {
+ public:
+  Search(Allocator::Impl& impl, const Node& node, const std::vector<const ResourceClaim*>& claims,
+         Explanation* explain);
+  Outcome Run();
+
+  struct ReqData {
+    const RequestSpec* spec = nullptr;
+    std::string name, parent, full;
+    int claim = 0, req = 0, sub = 0;
+    int class_idx = -1;
+    int64_t num_devices = 0;
+    bool all = false;
+    bool admin = false;
+    std::vector<int> all_devices;
+    std::vector<uint8_t> sel;  // per candidate: 0 unknown, 1 false, 2 true, 3 error
+    std::vector<std::string> sel_err;
+  };
+
+  class Constraint {
+   public:
+    std::unordered_set<std::string> names;
+    std::string attribute;
+    bool distinct = false;
+    bool list_mode = false;
+    bool Applies(const ReqData& rd) const;
+    bool Add(const Attribute* a);
+    void Remove();
+    // State.
+    const Attribute* ref = nullptr;
+    int count = 0;
+    std::vector<AttrSet> stack;             // match, list mode
+    std::vector<const Attribute*> members;  // distinct
+  };
+
+  struct InternalResult {
+    int req = 0, sub = 0, cand = 0;
+    bool admin = false;
+    std::optional<std::string> share_id;
+    std::vector<std::pair<std::string, Qty>> consumed;
+  };
+
+  struct ClaimData {
+    const ResourceClaim* claim = nullptr;
+    std::string kobj;
+    std::vector<std::vector<ReqData>> reqs;  // [request][subrequest] (exactly: one entry)
+    std::vector<bool> has_subs;
+    std::vector<int> selected_sub;
+    std::vector<Constraint> constraints;
+    std::vector<InternalResult> results;
+    std::vector<uint8_t> picked;  // per candidate: picked for this claim (allocatingDevices)
+  };
+
+  enum class Step : uint8_t { kFalse, kTrue, kMaxSize, kError };
+
+  // --- used by explain.cc ---
+  uint8_t Selectable(ReqData& rd, int ci);
+  bool InUse(int ci) const;
+  bool TaintBlocks(const Device& d, const RequestSpec& spec) const;
+  // Static capacity check (no allocated or in-flight consumption); error in *err.
+  bool StaticCapacityFits(const ReqData& rd, int ci, std::string* err);
+  Allocator::Impl& impl_;
+  const Node& node_;
+  const NodePools* pools_ = nullptr;
+  std::vector<ClaimData> claims_;
+
+ private:
+  struct Rollback {
+    bool counters = false;
+    int constraints_added = 0;
+    bool marked = false;
+    bool capacity_inserted = false;
+    std::vector<Amount> consumed_amounts;
+    bool result_added = false;
+  };
+
+  Status Prepare();
+  Status ValidateRequest(ReqData& rd, const ResourceClaim& claim);
+  Step AllocateOne(int claim, int req, int sub, int64_t dev, bool allocate_sub, int start);
+  // Returns 1 allocated, 0 not, -1 error (status_).
+  int AllocateDevice(int claim, ReqData& rd, int ci, bool must, Rollback* rb);
+  void Undo(int claim, ReqData& rd, int ci, const Rollback& rb);
+  bool CheckCounters(int ci);
+  void ReleaseCounters(int ci);
+  // CmpRequestOverCapacity with allocated + in-flight consumption. -1 error, 0 no, 1 yes.
+  int CapacityFits(const ReqData& rd, int ci, bool include_usage);
+  bool CapacityInUse(int ci) const;
+  bool PruneCut(ReqData& rd, int claim, int start, int64_t need);
+  bool ErrorFree();
+  Outcome BuildResults();
+  void Explain();
+
+  Explanation* explain_;
+  std::vector<uint32_t> picked_count_;                  // per candidate: claims that picked it
+  std::vector<std::vector<Amount>> consumed_counters_;  // per pool view
+  std::vector<int> violations_;
+  std::vector<uint8_t> ledger_init_;
+  std::vector<std::vector<Amount>> alloc_cap_;  // per candidate, aligned with device capacity
+  std::vector<int> live_shares_;
+  Status status_;
+  int64_t steps_ = 0;
+  bool timed_out_ = false;
+  std::chrono::steady_clock::time_point deadline_;
+  bool has_deadline_ = false;
+  int error_free_ = -1;  // -1 unknown, 0 no, 1 yes
+  bool experimental_ = false;
+};
+
+}  // namespace draco::alloc

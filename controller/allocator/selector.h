@@ -1,0 +1,54 @@
+// The allocator's narrow seam to CEL. The allocator never sees a CEL implementation directly: it
+// compiles selector expressions through a SelectorCompiler and evaluates the compiled selectors on
+// a DeviceView. `celenv_selector.h` adapts draco::celenv; tests use fakes.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "controller/allocator/model.h"
+#include "k8sclient/base/status.h"
+
+namespace draco::alloc {
+
+// What a selector may look at: upstream's cel.Device. Borrowed pointers; valid for the duration
+// of one Matches call.
+struct DeviceView {
+  std::string_view driver;
+  const std::vector<std::pair<std::string, Attribute>>* attributes = nullptr;
+  const std::vector<std::pair<std::string, DeviceCapacity>>* capacity = nullptr;
+  bool allow_multiple_allocations = false;
+};
+
+// A device converted once into whatever the CEL implementation evaluates against (upstream
+// builds these maps per evaluation; draco builds them once per device and snapshot).
+class PreparedDevice {
+ public:
+  virtual ~PreparedDevice() = default;
+};
+
+// A compiled selector. Thread-safe: Matches may be called concurrently.
+class CompiledSelector {
+ public:
+  virtual ~CompiledSelector() = default;
+  // true/false, or a runtime error (message as upstream's cel-go text, e.g. "no such key: x").
+  virtual StatusOr<bool> Matches(const PreparedDevice& device) const = 0;
+};
+
+// Compiles selector expressions and prepares devices. Thread-safe.
+class SelectorCompiler {
+ public:
+  virtual ~SelectorCompiler() = default;
+  // A compile error is returned as a non-OK status whose message is the compiler's diagnostic.
+  virtual StatusOr<std::shared_ptr<const CompiledSelector>> Compile(std::string_view expr) = 0;
+  // Converts a device for evaluation. The view's pointers are only valid during the call.
+  virtual std::shared_ptr<const PreparedDevice> Prepare(const DeviceView& device) = 0;
+};
+
+// The default compiler: draco's own CEL (controller/celenv). Null when draco_celenv is not built.
+std::shared_ptr<SelectorCompiler> NewCelSelectorCompiler();
+
+}  // namespace draco::alloc
