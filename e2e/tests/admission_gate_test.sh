@@ -14,11 +14,15 @@ SA=system:serviceaccount:$NS:$REL
 GATE=draco.dev/allocation
 cleanup() {
   helm uninstall "$REL" -n "$NS" --wait=false >/dev/null 2>&1 || true
-  for n in $GATED $LABELED $PLAIN $EXCLUDED $NS; do cleanup_ns "$n"; done
+  drop_ns $GATED $LABELED $PLAIN $EXCLUDED $NS
   k delete resourceslice draco-ag-node-0 deviceclass draco-ag.example.com --ignore-not-found >/dev/null 2>&1 || true
 }
 trap cleanup EXIT
 
+drop_ns $GATED $LABELED $PLAIN $EXCLUDED  # leftovers of an aborted run
+for n in $GATED $LABELED $PLAIN $EXCLUDED; do
+  kubectl wait --for=delete "namespace/$n" --timeout=120s >/dev/null 2>&1 || true
+done
 fresh_ns "$NS"
 helm install "$REL" "$CHART_DIR" -n "$NS" --set admission.gatedNamespaces.names="{$GATED}" \
   --set admission.gatedNamespaces.excludeNames="{kube-system,$EXCLUDED}" >/dev/null

@@ -12,7 +12,7 @@ tmp=$(mktemp -d)
 cleanup() {
   helm uninstall "$REL" -n "$NS" --wait=false >/dev/null 2>&1 || true
   k delete allocationpolicies.draco.dev -l draco-e2e=chart-install --ignore-not-found >/dev/null 2>&1 || true
-  cleanup_ns "$NS"
+  drop_ns "$NS"
   rm -rf "$tmp"
 }
 trap cleanup EXIT

@@ -11,7 +11,7 @@ NS=draco-lp
 tmp=$(mktemp -d)
 cleanup() {
   k delete clusterrole,clusterrolebinding -l draco-e2e=least-privilege --ignore-not-found >/dev/null 2>&1 || true
-  cleanup_ns "$NS"
+  drop_ns "$NS"
   rm -rf "$tmp"
 }
 trap cleanup EXIT

@@ -17,9 +17,7 @@ draco_pid=""
 cleanup() {
   [[ -n $draco_pid ]] && kill "$draco_pid" 2>/dev/null || true
   helm uninstall "$REL" -n "$NS" --wait=false >/dev/null 2>&1 || true
-  kubectl patch resourceclaim -n "$WORK" rbac-claim --type=json \
-    -p '[{"op":"remove","path":"/metadata/finalizers"}]' >/dev/null 2>&1 || true
-  cleanup_ns "$NS"; cleanup_ns "$WORK"
+  drop_ns "$NS" "$WORK"
   rm -rf "$tmp"
 }
 trap cleanup EXIT
