@@ -940,7 +940,96 @@ class YamlConverter {
   size_t nodes_ = 0;
 };
 
+// yaml-cpp 0.7 (the distribution version) loops forever when a ',' token appears outside flow
+// collections at document level (e.g. ",", "'x',", "- a\n,"). Such a ',' is never valid YAML
+// (',' is an indicator, so it cannot start a plain scalar), so reject those inputs before parsing.
+// Conservative scan: a ',' outside quotes, comments, block scalars and flow collections is
+// rejected when it starts a line at column 0, is the first token of the text, or directly follows
+// a closing quote/bracket, an anchor/tag or a document marker. A ',' inside a plain scalar
+// ("a: b, c") is left alone.
+bool HasStrayFlowEntry(std::string_view y) {
+  int depth = 0;
+  char quote = 0;
+  bool token_boundary = true;  // the next non-space character starts a new token
+  bool line_start = true;
+  int block_indent = -1;  // >= 0 while inside a block scalar: its parent's indentation
+  int indent = 0;
+  bool maybe_block_header = false;
+  for (size_t i = 0; i < y.size(); ++i) {
+    char c = y[i];
+    if (c == '\n') {
+      if (maybe_block_header && quote == 0 && depth == 0) block_indent = indent;
+      maybe_block_header = false;
+      line_start = true;
+      indent = 0;
+      if (quote == 0) token_boundary = true;
+      continue;
+    }
+    if (line_start && (c == ' ' || c == '\t')) {
+      ++indent;
+      continue;
+    }
+    if (line_start) {
+      line_start = false;
+      if (block_indent >= 0) {
+        if (indent > block_indent) {  // block scalar content: skip the line
+          size_t nl = y.find('\n', i);
+          if (nl == std::string_view::npos) return false;
+          i = nl - 1;
+          continue;
+        }
+        block_indent = -1;
+      }
+      if (quote == 0 && c == ',' && indent == 0) return true;
+    }
+    if (quote != 0) {
+      if (quote == '"' && c == '\\') {
+        ++i;
+      } else if (c == quote) {
+        if (quote == '\'' && i + 1 < y.size() && y[i + 1] == '\'') {
+          ++i;
+        } else {
+          quote = 0;
+          token_boundary = depth == 0;
+        }
+      }
+      continue;
+    }
+    if (c == ' ' || c == '\t' || c == '\r') continue;
+    if (c == '#' && (i == 0 || y[i - 1] == ' ' || y[i - 1] == '\t' || y[i - 1] == '\n')) {
+      size_t nl = y.find('\n', i);
+      if (nl == std::string_view::npos) return false;
+      i = nl - 1;
+      continue;
+    }
+    const bool at_token = token_boundary || i == 0 || y[i - 1] == ' ' || y[i - 1] == '\t';
+    if (c == ',' && depth == 0 && token_boundary) return true;
+    token_boundary = false;
+    maybe_block_header = false;
+    if (at_token && (c == '\'' || c == '"')) {
+      quote = c;
+    } else if (c == '[' || c == '{') {
+      if (at_token || depth > 0) ++depth;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      if (--depth == 0) token_boundary = true;
+    } else if (at_token && (c == '&' || c == '!') && depth == 0) {
+      while (i + 1 < y.size() && y[i + 1] != ' ' && y[i + 1] != '\n') ++i;
+      token_boundary = true;
+    } else if (at_token && depth == 0 && (y.substr(i, 3) == "---" || y.substr(i, 3) == "...")) {
+      i += 2;
+      token_boundary = true;
+    } else if (at_token && (c == '|' || c == '>') && depth == 0) {
+      maybe_block_header = true;
+      while (i + 1 < y.size() && y[i + 1] != '\n' && y[i + 1] != '#') ++i;
+    }
+  }
+  return false;
+}
+
 StatusOr<std::vector<YAML::Node>> LoadYaml(std::string_view yaml) {
+  if (HasStrayFlowEntry(yaml)) {
+    return InvalidArgumentError("invalid YAML: ',' outside a flow collection");
+  }
   try {
     return YAML::LoadAll(std::string(yaml));
   } catch (const std::exception& e) {

@@ -204,6 +204,21 @@ items:
   EXPECT_FALSE(DecodeManifests("a: [1, 2\n").ok());
 }
 
+TEST(CodecTest, RejectsStrayCommasThatHangYamlCpp) {
+  // yaml-cpp 0.7 never returns on these; they are invalid YAML, so they must fail fast.
+  for (std::string_view y : {",", ", a", "'x',", "\"x\",", "[a],", "{a: b},", "  ,", "&x ,",
+                             "- a\n,", "---\n,", "a: b\n---\n,", "a: b\n...\n,"}) {
+    SCOPED_TRACE(std::string(y));
+    EXPECT_EQ(DecodeManifests(y).status().message(), "invalid YAML: ',' outside a flow collection");
+  }
+  // Commas in plain scalars, quotes, flow collections, comments and block scalars are fine.
+  StatusOr<std::string> j = YamlToJson(
+      "a: b, c\nd: 'x, y'\ne: [1, 2]\nf: {g: h, i: j} # k, l\nm: |\n  ,n\n  ,o\np: it's, ok\n");
+  ASSERT_TRUE(j.ok()) << j.status();
+  EXPECT_EQ(*j, R"({"a":"b, c","d":"x, y","e":[1,2],"f":{"g":"h","i":"j"},"m":",n\n,o\n",)"
+                R"("p":"it's, ok"})");
+}
+
 TEST(CodecTest, RejectsPathologicalNesting) {
   std::string deep(10000, '[');
   deep += std::string(10000, ']');
