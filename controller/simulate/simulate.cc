@@ -1,0 +1,558 @@
+#include "controller/simulate/simulate.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include "controller/allocator/allocator.h"
+#include "controller/allocator/explain.h"
+#include "controller/allocator/json_codec.h"
+#include "controller/api/codec.h"
+
+namespace draco::simulate {
+namespace {
+
+using alloc::AllocationResult;
+using alloc::ResourceClaim;
+
+constexpr int kExitOk = 0;
+constexpr int kExitUnallocated = 1;
+constexpr int kExitInput = 2;
+
+struct PodClaimRef {
+  std::string name;
+  std::string claim_name;     // resourceClaimName
+  std::string template_name;  // resourceClaimTemplateName
+};
+
+struct Pod {
+  std::string ns, name, node_name;
+  std::map<std::string, std::string> node_selector;
+  std::vector<PodClaimRef> claims;
+};
+
+struct Inputs {
+  std::vector<alloc::DeviceClass> classes;
+  std::vector<alloc::ResourceSlice> slices;
+  std::vector<alloc::DeviceTaintRule> rules;
+  std::vector<alloc::Node> nodes;
+  std::vector<ResourceClaim> claims;               // order of appearance
+  std::map<std::string, ResourceClaim> templates;  // ns/name -> claim skeleton
+  std::vector<Pod> pods;
+};
+
+std::string Key(const std::string& ns, const std::string& name) {
+  return (ns.empty() ? "default" : ns) + "/" + name;
+}
+
+Status ReadPaths(const std::vector<std::string>& paths, std::vector<std::string>* files) {
+  namespace fs = std::filesystem;
+  for (const auto& p : paths) {
+    std::error_code ec;
+    if (fs::is_directory(p, ec)) {
+      std::vector<std::string> found;
+      for (const auto& e : fs::directory_iterator(p, ec)) {
+        std::string ext = e.path().extension().string();
+        if (e.is_regular_file() && (ext == ".yaml" || ext == ".yml" || ext == ".json")) {
+          found.push_back(e.path().string());
+        }
+      }
+      std::sort(found.begin(), found.end());
+      files->insert(files->end(), found.begin(), found.end());
+    } else if (fs::exists(p, ec)) {
+      files->push_back(p);
+    } else {
+      return NotFoundError("path " + p + " does not exist");
+    }
+  }
+  if (files->empty()) return InvalidArgumentError("no manifest files given (-f FILE|DIR)");
+  return OkStatus();
+}
+
+StatusOr<Pod> DecodePod(const rapidjson::Value& v) {
+  Pod p;
+  if (auto md = v.FindMember("metadata"); md != v.MemberEnd() && md->value.IsObject()) {
+    if (auto n = md->value.FindMember("name"); n != md->value.MemberEnd() && n->value.IsString()) {
+      p.name = n->value.GetString();
+    }
+    if (auto n = md->value.FindMember("namespace");
+        n != md->value.MemberEnd() && n->value.IsString()) {
+      p.ns = n->value.GetString();
+    }
+  }
+  if (p.ns.empty()) p.ns = "default";
+  auto spec = v.FindMember("spec");
+  if (spec == v.MemberEnd() || !spec->value.IsObject()) return p;
+  const auto& s = spec->value;
+  if (auto n = s.FindMember("nodeName"); n != s.MemberEnd() && n->value.IsString()) {
+    p.node_name = n->value.GetString();
+  }
+  if (auto n = s.FindMember("nodeSelector"); n != s.MemberEnd() && n->value.IsObject()) {
+    for (const auto& m : n->value.GetObject()) {
+      if (m.value.IsString()) p.node_selector[m.name.GetString()] = m.value.GetString();
+    }
+  }
+  if (auto rc = s.FindMember("resourceClaims"); rc != s.MemberEnd() && rc->value.IsArray()) {
+    for (const auto& e : rc->value.GetArray()) {
+      PodClaimRef r;
+      auto get = [&](const char* k) -> std::string {
+        auto it = e.FindMember(k);
+        return it != e.MemberEnd() && it->value.IsString() ? it->value.GetString() : "";
+      };
+      r.name = get("name");
+      r.claim_name = get("resourceClaimName");
+      r.template_name = get("resourceClaimTemplateName");
+      if (r.claim_name.empty() && r.template_name.empty()) {
+        return InvalidArgumentError("pod " + p.name + ", resourceClaims " + r.name +
+                                    ": needs resourceClaimName or resourceClaimTemplateName");
+      }
+      p.claims.push_back(std::move(r));
+    }
+  }
+  return p;
+}
+
+Status Load(const std::vector<std::string>& paths, Inputs* in) {
+  std::vector<std::string> files;
+  if (Status s = ReadPaths(paths, &files); !s.ok()) return s;
+  for (const auto& f : files) {
+    std::ifstream is(f);
+    std::stringstream ss;
+    ss << is.rdbuf();
+    auto manifests = api::DecodeManifests(ss.str());
+    if (!manifests.ok()) return manifests.status().WithPrefix(f);
+    for (size_t i = 0; i < manifests->size(); ++i) {
+      const api::Manifest& m = (*manifests)[i];
+      rapidjson::Document doc;
+      doc.Parse(m.raw_json.c_str());
+      std::string where = f + ": document " + std::to_string(i + 1) + " (" + m.kind + ")";
+      if (doc.HasParseError()) return InvalidArgumentError(where + ": invalid JSON");
+      Status st;
+      if (m.kind == "DeviceClass") {
+        auto v = alloc::DecodeDeviceClass(doc);
+        if (v.ok())
+          in->classes.push_back(std::move(v).value());
+        else
+          st = v.status();
+      } else if (m.kind == "ResourceSlice") {
+        auto v = alloc::DecodeResourceSlice(doc);
+        if (v.ok())
+          in->slices.push_back(std::move(v).value());
+        else
+          st = v.status();
+      } else if (m.kind == "DeviceTaintRule") {
+        auto v = alloc::DecodeDeviceTaintRule(doc);
+        if (v.ok())
+          in->rules.push_back(std::move(v).value());
+        else
+          st = v.status();
+      } else if (m.kind == "Node") {
+        auto v = alloc::DecodeNode(doc);
+        if (v.ok())
+          in->nodes.push_back(std::move(v).value());
+        else
+          st = v.status();
+      } else if (m.kind == "ResourceClaim") {
+        auto v = alloc::DecodeResourceClaim(doc);
+        if (v.ok()) {
+          if (v->namespace_name.empty()) v->namespace_name = "default";
+          alloc::DefaultClaim(*v);
+          in->claims.push_back(std::move(v).value());
+        } else {
+          st = v.status();
+        }
+      } else if (m.kind == "ResourceClaimTemplate") {
+        auto v = alloc::DecodeClaimTemplateSpec(doc);
+        if (v.ok()) {
+          if (v->namespace_name.empty()) v->namespace_name = "default";
+          std::string k = Key(v->namespace_name, v->name);
+          in->templates[k] = std::move(v).value();
+        } else {
+          st = v.status();
+        }
+      } else if (m.kind == "Pod") {
+        auto v = DecodePod(doc);
+        if (v.ok())
+          in->pods.push_back(std::move(v).value());
+        else
+          st = v.status();
+      }
+      // Other kinds (Namespaces, Deployments, ...) are ignored.
+      if (!st.ok()) return st.WithPrefix(where);
+    }
+  }
+  if (in->nodes.empty()) {
+    std::set<std::string> names;
+    for (const auto& s : in->slices) {
+      if (s.node_name && !s.node_name->empty()) names.insert(*s.node_name);
+      for (const auto& d : s.devices) {
+        if (d.node_name && !d.node_name->empty()) names.insert(*d.node_name);
+      }
+    }
+    for (const auto& n : names) in->nodes.push_back(alloc::Node{n, {}, {}});
+    if (in->nodes.empty()) in->nodes.push_back(alloc::Node{});
+  }
+  return OkStatus();
+}
+
+// One allocation unit: a pod's unallocated claims, or a claim no pod references.
+struct Group {
+  std::string label;           // "pod ns/name" or "claim ns/name"
+  std::vector<size_t> claims;  // indices into Simulation::claims
+  std::vector<alloc::Node> candidates;
+  std::string problem;  // input problem that prevents allocation (missing claim/template)
+};
+
+struct Simulation {
+  Inputs in;
+  std::vector<ResourceClaim> claims;  // all claims incl. generated, stable addresses after build
+  std::vector<Group> groups;
+  std::unique_ptr<alloc::Allocator> allocator;
+};
+
+Status Build(const Options& opts, Simulation* sim, std::ostream& err) {
+  if (Status s = Load(opts.paths, &sim->in); !s.ok()) return s;
+  std::map<std::string, size_t> by_key;
+  for (auto& c : sim->in.claims) {
+    by_key[Key(c.namespace_name, c.name)] = sim->claims.size();
+    sim->claims.push_back(c);
+  }
+  std::set<size_t> referenced;
+  for (const Pod& p : sim->in.pods) {
+    Group g;
+    g.label = "pod " + p.ns + "/" + p.name;
+    for (const auto& ref : p.claims) {
+      if (!ref.claim_name.empty()) {
+        auto it = by_key.find(Key(p.ns, ref.claim_name));
+        if (it == by_key.end()) {
+          g.problem = "resource claim " + p.ns + "/" + ref.claim_name + " not found";
+          continue;
+        }
+        referenced.insert(it->second);
+        g.claims.push_back(it->second);
+        continue;
+      }
+      auto t = sim->in.templates.find(Key(p.ns, ref.template_name));
+      if (t == sim->in.templates.end()) {
+        g.problem = "resource claim template " + p.ns + "/" + ref.template_name + " not found";
+        continue;
+      }
+      ResourceClaim c = t->second;
+      c.name = p.name + "-" + ref.name;
+      c.namespace_name = p.ns;
+      c.annotations["resource.kubernetes.io/pod-claim-name"] = ref.name;
+      alloc::DefaultClaim(c);
+      by_key[Key(c.namespace_name, c.name)] = sim->claims.size();
+      referenced.insert(sim->claims.size());
+      g.claims.push_back(sim->claims.size());
+      sim->claims.push_back(std::move(c));
+    }
+    for (const auto& n : sim->in.nodes) {
+      if (!p.node_name.empty() && n.name != p.node_name) continue;
+      bool ok = std::all_of(p.node_selector.begin(), p.node_selector.end(), [&](const auto& kv) {
+        auto it = n.labels.find(kv.first);
+        return it != n.labels.end() && it->second == kv.second;
+      });
+      if (ok) g.candidates.push_back(n);
+    }
+    sim->groups.push_back(std::move(g));
+  }
+  for (size_t i = 0; i < sim->in.claims.size(); ++i) {
+    if (referenced.count(i) || sim->claims[i].allocation) continue;
+    Group g;
+    g.label = "claim " + sim->claims[i].namespace_name + "/" + sim->claims[i].name;
+    g.claims.push_back(i);
+    g.candidates = sim->in.nodes;
+    sim->groups.push_back(std::move(g));
+  }
+  alloc::Allocator::Config cfg;
+  cfg.selectors = alloc::NewCelSelectorCompiler();
+  cfg.timeout = std::chrono::milliseconds(10000);
+  std::vector<ResourceClaim> allocated;
+  for (const auto& c : sim->claims) {
+    if (c.allocation) allocated.push_back(c);
+  }
+  auto a = alloc::Allocator::Create(cfg, sim->in.classes, sim->in.slices, sim->in.rules, allocated);
+  if (!a.ok()) return a.status();
+  sim->allocator = std::move(a).value();
+  (void)err;
+  return OkStatus();
+}
+
+void PrintAllocation(const ResourceClaim& c, const AllocationResult& r, std::ostream& out) {
+  out << "  claim " << c.namespace_name << "/" << c.name << "\n";
+  for (const auto& d : r.results) {
+    out << "    " << d.request << " -> " << d.driver << "/" << d.pool << "/" << d.device;
+    if (d.admin_access.value_or(false)) out << " (admin access)";
+    if (d.share_id) out << " share " << *d.share_id;
+    for (const auto& [k, q] : d.consumed_capacity) out << " " << k << "=" << q.ToString();
+    out << "\n";
+  }
+  for (const auto& cfg : r.config) {
+    out << "    config " << cfg.source << " " << cfg.opaque.driver << " "
+        << cfg.opaque.parameters_json;
+    if (!cfg.requests.empty()) {
+      out << " for";
+      for (const auto& q : cfg.requests) out << " " << q;
+    }
+    out << "\n";
+  }
+  if (r.node_selector) {
+    std::string ns;
+    for (const auto& t : r.node_selector->terms) {
+      for (const auto& e : t.match_fields)
+        ns += " " + e.key + " " + e.op + " " + (e.values.empty() ? "" : e.values[0]);
+      for (const auto& e : t.match_expressions) {
+        ns += " " + e.key + " " + e.op;
+        for (const auto& v : e.values) ns += " " + v;
+      }
+    }
+    out << "    nodeSelector:" << ns << "\n";
+  }
+}
+
+struct GroupOutcome {
+  bool allocated = false;
+  std::string node;
+  std::string message;
+  std::vector<alloc::Explanation> explanations;
+};
+
+GroupOutcome RunGroup(Simulation& sim, const Group& g, bool explain, const std::string& only_node) {
+  GroupOutcome go;
+  if (!g.problem.empty()) {
+    go.message = g.problem;
+    return go;
+  }
+  std::vector<const ResourceClaim*> claims;
+  for (size_t i : g.claims) {
+    if (!sim.claims[i].allocation) claims.push_back(&sim.claims[i]);
+  }
+  if (claims.empty()) {
+    go.allocated = true;
+    go.message = "all claims already allocated";
+    return go;
+  }
+  std::vector<alloc::Node> cands;
+  for (const auto& n : g.candidates) {
+    if (only_node.empty() || n.name == only_node) cands.push_back(n);
+  }
+  if (cands.empty()) {
+    go.message = "no candidate node";
+    return go;
+  }
+  if (explain) {
+    for (const auto& n : cands) go.explanations.push_back(sim.allocator->Explain(n, claims));
+    return go;
+  }
+  alloc::Outcome o = sim.allocator->AllocateOnAnyNode(cands, claims);
+  if (o.kind == alloc::Outcome::Kind::kAllocated) {
+    go.allocated = true;
+    go.node = o.node;
+    for (size_t k = 0; k < claims.size(); ++k) {
+      sim.allocator->Commit(o.results[k]);
+      const_cast<ResourceClaim*>(claims[k])->allocation = o.results[k];
+    }
+    return go;
+  }
+  go.message =
+      std::string(alloc::OutcomeKindName(o.kind)) + (o.message.empty() ? "" : ": " + o.message);
+  for (const auto& n : cands) go.explanations.push_back(sim.allocator->Explain(n, claims));
+  return go;
+}
+
+int ParseArgs(int argc, char** argv, Options* opts, std::ostream& err, bool explain) {
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
+    if (a == "-f" || a == "--filename") {
+      opts->paths.push_back(next());
+    } else if (a.rfind("--filename=", 0) == 0) {
+      opts->paths.push_back(a.substr(11));
+    } else if (a == "-o" || a == "--output") {
+      std::string o = next();
+      if (o != "json" && o != "text") {
+        err << "unknown output format " << o << " (json|text)\n";
+        return kExitInput;
+      }
+      opts->json = o == "json";
+    } else if (a == "--node") {
+      opts->node = next();
+    } else if (a == "--explain-all") {
+      opts->explain_all = true;
+    } else if (a == "-h" || a == "--help") {
+      err << (explain ? "usage: draco explain -f FILE|DIR CLAIM [--node NODE] [-o text|json]\n"
+                      : "usage: draco simulate -f FILE|DIR [-f ...] [-o text|json]\n");
+      return kExitInput;
+    } else if (explain && opts->claim.empty() && !a.empty() && a[0] != '-') {
+      opts->claim = a;
+    } else {
+      err << "unknown argument " << a << "\n";
+      return kExitInput;
+    }
+  }
+  if (opts->paths.empty()) {
+    err << "missing -f FILE|DIR\n";
+    return kExitInput;
+  }
+  if (explain && opts->claim.empty()) {
+    err << "missing claim name (namespace/name or name)\n";
+    return kExitInput;
+  }
+  return -1;
+}
+
+}  // namespace
+
+int RunSimulate(const Options& opts, std::ostream& out, std::ostream& err) {
+  Simulation sim;
+  if (Status s = Build(opts, &sim, err); !s.ok()) {
+    err << "draco simulate: " << s.message() << "\n";
+    return kExitInput;
+  }
+  int failed = 0, allocated = 0;
+  rapidjson::StringBuffer buf;
+  alloc::JsonWriter w(buf);
+  if (opts.json) {
+    w.StartObject();
+    w.Key("groups");
+    w.StartArray();
+  }
+  for (const Group& g : sim.groups) {
+    GroupOutcome go = RunGroup(sim, g, false, "");
+    go.allocated ? ++allocated : ++failed;
+    if (opts.json) {
+      w.StartObject();
+      w.Key("name");
+      w.String(g.label.c_str());
+      w.Key("allocated");
+      w.Bool(go.allocated);
+      if (!go.node.empty()) {
+        w.Key("node");
+        w.String(go.node.c_str());
+      }
+      if (!go.message.empty()) {
+        w.Key("message");
+        w.String(go.message.c_str());
+      }
+      w.Key("claims");
+      w.StartArray();
+      for (size_t i : g.claims) {
+        const ResourceClaim& c = sim.claims[i];
+        w.StartObject();
+        w.Key("claim");
+        std::string k = c.namespace_name + "/" + c.name;
+        w.String(k.c_str());
+        if (c.allocation) {
+          w.Key("allocation");
+          alloc::EncodeAllocationResult(*c.allocation, w);
+        }
+        w.EndObject();
+      }
+      w.EndArray();
+      w.Key("explanations");
+      w.StartArray();
+      for (const auto& e : go.explanations) alloc::EncodeExplanation(e, w);
+      w.EndArray();
+      w.EndObject();
+      continue;
+    }
+    if (go.allocated) {
+      out << g.label << ": allocated" << (go.node.empty() ? "" : " on " + go.node)
+          << (go.message.empty() ? "" : " (" + go.message + ")") << "\n";
+      for (size_t i : g.claims) {
+        if (sim.claims[i].allocation)
+          PrintAllocation(sim.claims[i], *sim.claims[i].allocation, out);
+      }
+    } else {
+      out << g.label << ": NOT ALLOCATED (" << go.message << ")\n";
+      for (const auto& e : go.explanations) {
+        std::istringstream lines(alloc::ExplanationToText(e));
+        for (std::string l; std::getline(lines, l);) out << "  " << l << "\n";
+      }
+    }
+  }
+  if (opts.json) {
+    w.EndArray();
+    w.Key("allocated");
+    w.Int(allocated);
+    w.Key("failed");
+    w.Int(failed);
+    w.EndObject();
+    out << buf.GetString() << "\n";
+  } else {
+    out << allocated << " allocated, " << failed << " not allocated\n";
+  }
+  return failed == 0 ? kExitOk : kExitUnallocated;
+}
+
+int RunExplain(const Options& opts, std::ostream& out, std::ostream& err) {
+  Simulation sim;
+  if (Status s = Build(opts, &sim, err); !s.ok()) {
+    err << "draco explain: " << s.message() << "\n";
+    return kExitInput;
+  }
+  std::string want =
+      opts.claim.find('/') == std::string::npos ? "default/" + opts.claim : opts.claim;
+  for (const Group& g : sim.groups) {
+    bool target = false;
+    for (size_t i : g.claims) {
+      if (sim.claims[i].namespace_name + "/" + sim.claims[i].name == want) target = true;
+    }
+    if (!target) {
+      RunGroup(sim, g, false, "");  // earlier pods occupy devices
+      continue;
+    }
+    GroupOutcome go = RunGroup(sim, g, true, opts.node);
+    if (!go.message.empty() && go.explanations.empty()) {
+      out << "claim " << want << " (" << g.label << "): " << go.message << "\n";
+      return go.allocated ? kExitOk : kExitUnallocated;
+    }
+    bool any = false;
+    if (opts.json) {
+      rapidjson::StringBuffer buf;
+      alloc::JsonWriter w(buf);
+      w.StartArray();
+      for (const auto& e : go.explanations) alloc::EncodeExplanation(e, w);
+      w.EndArray();
+      out << buf.GetString() << "\n";
+    }
+    for (const auto& e : go.explanations) {
+      if (e.outcome.kind == alloc::Outcome::Kind::kAllocated) any = true;
+      if (opts.json) continue;
+      out << "claim " << want << " (" << g.label << ")\n" << alloc::ExplanationToText(e);
+      if (e.outcome.kind == alloc::Outcome::Kind::kAllocated) {
+        size_t k = 0;
+        for (size_t i : g.claims) {
+          if (sim.claims[i].allocation || k >= e.outcome.results.size()) continue;
+          PrintAllocation(sim.claims[i], e.outcome.results[k++], out);
+        }
+      }
+    }
+    return any ? kExitOk : kExitUnallocated;
+  }
+  err << "draco explain: claim " << want << " not found\n";
+  return kExitInput;
+}
+
+int SimulateMain(int argc, char** argv) {
+  Options opts;
+  if (int rc = ParseArgs(argc, argv, &opts, std::cerr, false); rc >= 0) return rc;
+  return RunSimulate(opts, std::cout, std::cerr);
+}
+
+int ExplainMain(int argc, char** argv) {
+  Options opts;
+  if (int rc = ParseArgs(argc, argv, &opts, std::cerr, true); rc >= 0) return rc;
+  return RunExplain(opts, std::cout, std::cerr);
+}
+
+}  // namespace draco::simulate
