@@ -1,0 +1,236 @@
+#include "controller/reconcilers/api_writer.h"
+
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+#include <spdlog/spdlog.h>
+
+#include "controller/api/codec.h"
+#include "controller/reconcilers/claim_util.h"
+#include "controller/reconcilers/controller.h"
+#include "k8sclient/api_error.h"
+
+namespace draco::reconcilers {
+namespace {
+
+using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
+
+StatusOr<ClaimPtr> DecodeClaim(const StatusOr<std::string>& body) {
+  if (!body.ok()) return body.status();
+  auto c = api::Decode<api::ResourceClaim>(*body);
+  if (!c.ok()) return c.status().WithPrefix("decode claim response");
+  return std::make_shared<const api::ResourceClaim>(std::move(*c));
+}
+
+StatusOr<PodPtr> DecodePod(const StatusOr<std::string>& body) {
+  if (!body.ok()) return body.status();
+  auto p = api::Decode<api::Pod>(*body);
+  if (!p.ok()) return p.status().WithPrefix("decode pod response");
+  return std::make_shared<const api::Pod>(std::move(*p));
+}
+
+void Str(Writer& w, const char* key, std::string_view v) {
+  w.Key(key);
+  w.String(v.data(), static_cast<rapidjson::SizeType>(v.size()));
+}
+
+}  // namespace
+
+StatusOr<ClaimPtr> RestApiWriter::CreateClaim(const api::ResourceClaim& claim) {
+  return DecodeClaim(
+      client_.Create(kResourceClaimsGvr, claim.metadata.namespace_, api::Encode(claim)));
+}
+
+StatusOr<ClaimPtr> RestApiWriter::UpdateClaim(const api::ResourceClaim& claim) {
+  return DecodeClaim(client_.Update(kResourceClaimsGvr, claim.metadata.namespace_,
+                                    claim.metadata.name, api::Encode(claim)));
+}
+
+StatusOr<ClaimPtr> RestApiWriter::UpdateClaimStatus(const api::ResourceClaim& claim) {
+  return DecodeClaim(client_.UpdateStatus(kResourceClaimsGvr, claim.metadata.namespace_,
+                                          claim.metadata.name, api::Encode(claim)));
+}
+
+Status RestApiWriter::DeleteClaim(const std::string& ns, const std::string& name,
+                                  const std::string& uid) {
+  k8s::DeleteOptions opts;
+  if (!uid.empty()) opts.precondition_uid = uid;
+  auto r = client_.Delete(kResourceClaimsGvr, ns, name, opts);
+  return r.ok() ? OkStatus() : r.status();
+}
+
+StatusOr<PodPtr> RestApiWriter::ApplyPodClaimStatuses(
+    const api::Pod& pod, const std::vector<api::PodResourceClaimStatus>& statuses) {
+  rapidjson::StringBuffer sb;
+  Writer w(sb);
+  w.StartObject();
+  Str(w, "apiVersion", "v1");
+  Str(w, "kind", "Pod");
+  w.Key("metadata");
+  w.StartObject();
+  Str(w, "name", pod.metadata.name);
+  Str(w, "namespace", pod.metadata.namespace_);
+  // Guards against applying to a re-created pod of the same name.
+  Str(w, "uid", pod.metadata.uid);
+  w.EndObject();
+  w.Key("status");
+  w.StartObject();
+  w.Key("resourceClaimStatuses");
+  w.StartArray();
+  for (const auto& s : statuses) {
+    w.StartObject();
+    Str(w, "name", s.name);
+    if (s.resource_claim_name) Str(w, "resourceClaimName", *s.resource_claim_name);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+  w.EndObject();
+  k8s::PatchOptions opts;
+  opts.field_manager = std::string(kFieldManager);
+  opts.force = true;
+  return DecodePod(client_.Patch(k8s::kPods, pod.metadata.namespace_, pod.metadata.name,
+                                 k8s::PatchType::kApply, sb.GetString(), opts, "status"));
+}
+
+StatusOr<PodPtr> RestApiWriter::RemoveSchedulingGate(const api::Pod& pod, std::string_view gate) {
+  int index = -1;
+  for (size_t i = 0; i < pod.spec.scheduling_gates.size(); ++i) {
+    if (pod.spec.scheduling_gates[i].name == gate) index = static_cast<int>(i);
+  }
+  if (index < 0) return PodPtr(nullptr);
+  std::string path = "/spec/schedulingGates/" + std::to_string(index);
+  rapidjson::StringBuffer sb;
+  Writer w(sb);
+  w.StartArray();
+  w.StartObject();
+  Str(w, "op", "test");
+  Str(w, "path", path + "/name");
+  Str(w, "value", gate);
+  w.EndObject();
+  w.StartObject();
+  Str(w, "op", "remove");
+  Str(w, "path", path);
+  w.EndObject();
+  w.EndArray();
+  auto r = client_.Patch(k8s::kPods, pod.metadata.namespace_, pod.metadata.name,
+                         k8s::PatchType::kJsonPatch, sb.GetString());
+  if (r.ok()) return DecodePod(r);
+  if (k8s::IsNotFound(r.status())) return r.status();
+  // The test failed: our cached pod was stale. Look at the live pod and retry once.
+  auto live = GetPodLive(pod.metadata.namespace_, pod.metadata.name);
+  if (!live.ok()) return live.status();
+  if (!*live || (*live)->metadata.uid != pod.metadata.uid) {
+    return k8s::ApiError{404, "NotFound", "pod is gone", {}, 0, "", "", ""}.ToStatus();
+  }
+  if (!HasSchedulingGate(**live, gate)) return *live;
+  if ((*live)->spec.scheduling_gates == pod.spec.scheduling_gates) return r.status();
+  return RemoveSchedulingGate(**live, gate);
+}
+
+StatusOr<PodPtr> RestApiWriter::GetPodLive(const std::string& ns, const std::string& name) {
+  auto r = client_.Get(k8s::kPods, ns, name);
+  if (!r.ok() && k8s::IsNotFound(r.status())) return PodPtr(nullptr);
+  return DecodePod(r);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+std::string EventJson(const EventTarget& t, std::string_view type, std::string_view reason,
+                      std::string_view message, std::string_view component,
+                      std::string_view instance, std::string_view ts) {
+  rapidjson::StringBuffer sb;
+  Writer w(sb);
+  w.StartObject();
+  Str(w, "apiVersion", "v1");
+  Str(w, "kind", "Event");
+  w.Key("metadata");
+  w.StartObject();
+  Str(w, "generateName", t.name + ".");
+  Str(w, "namespace", t.namespace_name.empty() ? "default" : t.namespace_name);
+  w.EndObject();
+  w.Key("involvedObject");
+  w.StartObject();
+  Str(w, "apiVersion", t.api_version);
+  Str(w, "kind", t.kind);
+  Str(w, "name", t.name);
+  if (!t.namespace_name.empty()) Str(w, "namespace", t.namespace_name);
+  if (!t.uid.empty()) Str(w, "uid", t.uid);
+  w.EndObject();
+  Str(w, "type", type);
+  Str(w, "reason", reason);
+  Str(w, "message", message);
+  w.Key("source");
+  w.StartObject();
+  Str(w, "component", component);
+  w.EndObject();
+  Str(w, "reportingComponent", component);
+  Str(w, "reportingInstance", instance);
+  Str(w, "firstTimestamp", ts);
+  Str(w, "lastTimestamp", ts);
+  w.Key("count");
+  w.Int(1);
+  w.EndObject();
+  return sb.GetString();
+}
+
+AsyncEventRecorder::AsyncEventRecorder(k8s::RestClient& client, Clock& clock, std::string component,
+                                       std::string instance)
+    : client_(client),
+      clock_(clock),
+      component_(std::move(component)),
+      instance_(std::move(instance)),
+      thread_([this] { Loop(); }) {}
+
+AsyncEventRecorder::~AsyncEventRecorder() {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  thread_.join();
+}
+
+void AsyncEventRecorder::Record(const EventTarget& target, std::string_view type,
+                                std::string_view reason, std::string message) {
+  spdlog::info("event {} {}/{} {}: {}", type, target.kind, target.name, reason, message);
+  std::lock_guard<std::mutex> l(mu_);
+  std::string key = target.uid + "|" + std::string(reason) + "|" + message;
+  auto now = clock_.Now();
+  auto it = recent_.find(key);
+  if (it != recent_.end() && now - it->second < std::chrono::minutes(10)) return;
+  if (recent_.size() > 4096) recent_.clear();
+  recent_[key] = now;
+  if (queue_.size() >= 1000) {
+    spdlog::warn("event queue full; dropping event {} for {}", reason, target.name);
+    return;
+  }
+  queue_.push_back(Item{target, std::string(type), std::string(reason), std::move(message)});
+  cv_.notify_one();
+}
+
+void AsyncEventRecorder::Loop() {
+  std::unique_lock<std::mutex> l(mu_);
+  auto drain_deadline = Clock::TimePoint::max();
+  while (true) {
+    cv_.wait(l, [&] { return stop_ || !queue_.empty(); });
+    if (stop_ && drain_deadline == Clock::TimePoint::max()) {
+      drain_deadline = clock_.Now() + std::chrono::seconds(2);
+    }
+    if (queue_.empty() || (stop_ && clock_.Now() > drain_deadline)) {
+      if (stop_) return;
+      continue;
+    }
+    Item item = std::move(queue_.front());
+    queue_.pop_front();
+    l.unlock();
+    std::string body = EventJson(item.target, item.type, item.reason, item.message, component_,
+                                 instance_, FormatTimestamp(clock_.WallNow()));
+    auto r = client_.Create(
+        kEventsGvr, item.target.namespace_name.empty() ? "default" : item.target.namespace_name,
+        body);
+    if (!r.ok()) spdlog::debug("event {} not recorded: {}", item.reason, r.status().ToString());
+    l.lock();
+  }
+}
+
+}  // namespace draco::reconcilers

@@ -1,0 +1,151 @@
+#include "controller/reconcilers/claim_util.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace draco::reconcilers {
+
+bool IsPodDone(const api::Pod& pod) {
+  const std::string& phase = pod.status.phase;
+  if (phase == "Succeeded" || phase == "Failed") return true;
+  return pod.metadata.deletion_timestamp.has_value() && pod.spec.node_name.empty();
+}
+
+bool PodReleasesClaims(const api::Pod& pod) {
+  return IsPodDone(pod) || pod.metadata.deletion_timestamp.has_value();
+}
+
+bool HasSchedulingGate(const api::Pod& pod, std::string_view gate) {
+  for (const auto& g : pod.spec.scheduling_gates) {
+    if (g.name == gate) return true;
+  }
+  return false;
+}
+
+StatusOr<ResolvedName> ResolveClaimName(const api::Pod& pod, const api::PodResourceClaim& pc) {
+  ResolvedName r;
+  if (pc.resource_claim_name) {
+    r.name = *pc.resource_claim_name;
+    return r;
+  }
+  if (pc.resource_claim_template_name) {
+    r.must_check_owner = true;
+    for (const auto& st : pod.status.resource_claim_statuses) {
+      if (st.name == pc.name) {
+        r.name = st.resource_claim_name;
+        return r;
+      }
+    }
+    r.not_created_yet = true;
+    return r;
+  }
+  return InvalidArgumentError("pod claim " + pc.name +
+                              ": neither resourceClaimName nor resourceClaimTemplateName is set");
+}
+
+namespace {
+const api::OwnerReference* ControllerPodRef(const api::ResourceClaim& claim) {
+  for (const auto& o : claim.metadata.owner_references) {
+    if (o.controller.value_or(false) && o.api_version == "v1" && o.kind == "Pod") return &o;
+  }
+  return nullptr;
+}
+}  // namespace
+
+std::string OwnerPodUid(const api::ResourceClaim& claim) {
+  const auto* o = ControllerPodRef(claim);
+  return o ? o->uid : "";
+}
+
+std::string OwnerPodName(const api::ResourceClaim& claim) {
+  const auto* o = ControllerPodRef(claim);
+  return o ? o->name : "";
+}
+
+bool IsClaimForPod(const api::ResourceClaim& claim, const api::Pod& pod) {
+  if (claim.metadata.namespace_ != pod.metadata.namespace_) return false;
+  return !pod.metadata.uid.empty() && OwnerPodUid(claim) == pod.metadata.uid;
+}
+
+bool IsReservedFor(const api::ResourceClaim& claim, std::string_view uid) {
+  for (const auto& r : claim.status.reserved_for) {
+    if (r.uid == uid) return true;
+  }
+  return false;
+}
+
+bool HasFinalizer(const api::ObjectMeta& meta, std::string_view finalizer) {
+  return std::find(meta.finalizers.begin(), meta.finalizers.end(), finalizer) !=
+         meta.finalizers.end();
+}
+
+bool WantsImmediateAllocation(const api::ResourceClaim& claim) {
+  auto it = claim.metadata.annotations.find(std::string(kAllocationAnnotation));
+  return it != claim.metadata.annotations.end() && it->second == kImmediateAllocation;
+}
+
+std::string GeneratedClaimPrefix(std::string_view pod_name, std::string_view claim_name) {
+  std::string prefix = std::string(pod_name) + "-" + std::string(claim_name) + "-";
+  constexpr size_t kMax = 57;  // leaves room for the 5 random characters and a margin
+  if (prefix.size() <= kMax) return prefix;
+  size_t len = prefix.size();
+  size_t pod_len = pod_name.size() * kMax / len;
+  size_t claim_len = claim_name.size() * kMax / len;
+  return std::string(pod_name.substr(0, pod_len)) + "-" +
+         std::string(claim_name.substr(0, claim_len));
+}
+
+api::ResourceClaim ClaimFromTemplate(const api::Pod& pod, const api::PodResourceClaim& pc,
+                                     const api::ResourceClaimTemplate& tmpl, bool with_finalizer) {
+  api::ResourceClaim c;
+  c.metadata.generate_name = GeneratedClaimPrefix(pod.metadata.name, pc.name);
+  c.metadata.namespace_ = pod.metadata.namespace_;
+  c.metadata.labels = tmpl.spec.metadata.labels;
+  c.metadata.annotations = tmpl.spec.metadata.annotations;
+  c.metadata.annotations[std::string(kPodClaimNameAnnotation)] = pc.name;
+  api::OwnerReference owner;
+  owner.api_version = "v1";
+  owner.kind = "Pod";
+  owner.name = pod.metadata.name;
+  owner.uid = pod.metadata.uid;
+  owner.controller = true;
+  c.metadata.owner_references.push_back(std::move(owner));
+  if (with_finalizer) c.metadata.finalizers.push_back(std::string(kDeleteProtectionFinalizer));
+  c.spec = tmpl.spec.spec;
+  return c;
+}
+
+api::ResourceClaimConsumerReference PodConsumer(const api::Pod& pod) {
+  api::ResourceClaimConsumerReference r;
+  r.resource = "pods";
+  r.name = pod.metadata.name;
+  r.uid = pod.metadata.uid;
+  return r;
+}
+
+namespace {
+void AddRequests(const api::ResourceList& list, PodRequests& acc) {
+  auto cpu = list.find("cpu");
+  if (cpu != list.end()) {
+    acc.milli_cpu += static_cast<int64_t>(std::ceil(cpu->second.AsApproximateFloat64() * 1000));
+  }
+  auto mem = list.find("memory");
+  if (mem != list.end()) {
+    acc.memory += static_cast<int64_t>(std::ceil(mem->second.AsApproximateFloat64()));
+  }
+}
+}  // namespace
+
+PodRequests ComputePodRequests(const api::Pod& pod) {
+  PodRequests sum;
+  for (const auto& c : pod.spec.containers) AddRequests(c.resources.requests, sum);
+  for (const auto& c : pod.spec.init_containers) {
+    PodRequests init;
+    AddRequests(c.resources.requests, init);
+    sum.milli_cpu = std::max(sum.milli_cpu, init.milli_cpu);
+    sum.memory = std::max(sum.memory, init.memory);
+  }
+  return sum;
+}
+
+}  // namespace draco::reconcilers

@@ -1,0 +1,88 @@
+#include "controller/reconcilers/claim_util.h"
+
+#include <gtest/gtest.h>
+
+#include "controller/reconcilers/reconciler.h"
+
+namespace draco::reconcilers {
+namespace {
+
+TEST(GeneratedClaimPrefixTest, ShortNamesKeepTrailingDash) {
+  EXPECT_EQ(GeneratedClaimPrefix("train", "gpu"), "train-gpu-");
+}
+
+TEST(GeneratedClaimPrefixTest, LongNamesAreShortenedProportionally) {
+  std::string pod(60, 'p'), claim(20, 'c');
+  std::string got = GeneratedClaimPrefix(pod, claim);
+  // len = 82; pod part 60*57/82 = 41, claim part 20*57/82 = 13, joined by '-', no trailing dash.
+  EXPECT_EQ(got, std::string(41, 'p') + "-" + std::string(13, 'c'));
+  EXPECT_LE(got.size(), 57u);
+}
+
+TEST(ResolveClaimNameTest, FollowsUpstreamRules) {
+  api::Pod pod;
+  api::PodResourceClaim direct;
+  direct.name = "a";
+  direct.resource_claim_name = "user-claim";
+  auto r = ResolveClaimName(pod, direct);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->name, "user-claim");
+  EXPECT_FALSE(r->must_check_owner);
+
+  api::PodResourceClaim tmpl;
+  tmpl.name = "b";
+  tmpl.resource_claim_template_name = "t";
+  r = ResolveClaimName(pod, tmpl);
+  EXPECT_TRUE(r->not_created_yet);
+  api::PodResourceClaimStatus st;
+  st.name = "b";
+  st.resource_claim_name = "gen-b";
+  pod.status.resource_claim_statuses.push_back(st);
+  r = ResolveClaimName(pod, tmpl);
+  EXPECT_EQ(r->name, "gen-b");
+  EXPECT_TRUE(r->must_check_owner);
+
+  api::PodResourceClaim neither;
+  neither.name = "c";
+  EXPECT_FALSE(ResolveClaimName(pod, neither).ok());
+}
+
+TEST(IsPodDoneTest, TerminalOrDeletedBeforeScheduling) {
+  api::Pod p;
+  EXPECT_FALSE(IsPodDone(p));
+  p.status.phase = "Failed";
+  EXPECT_TRUE(IsPodDone(p));
+  p.status.phase = "Running";
+  p.metadata.deletion_timestamp = "2026-01-01T00:00:00Z";
+  EXPECT_TRUE(IsPodDone(p));
+  p.spec.node_name = "node-0";  // deleting a running pod: kubelet still needs the claims
+  EXPECT_FALSE(IsPodDone(p));
+  EXPECT_TRUE(PodReleasesClaims(p));
+}
+
+TEST(ComputePodRequestsTest, SumsContainersAndTakesInitMax) {
+  api::Pod p;
+  api::Container a, b, init;
+  a.resources.requests["cpu"] = *api::Quantity::Parse("500m");
+  a.resources.requests["memory"] = *api::Quantity::Parse("1Gi");
+  b.resources.requests["cpu"] = *api::Quantity::Parse("1");
+  init.resources.requests["cpu"] = *api::Quantity::Parse("2");
+  p.spec.containers = {a, b};
+  p.spec.init_containers = {init};
+  PodRequests r = ComputePodRequests(p);
+  EXPECT_EQ(r.milli_cpu, 2000);
+  EXPECT_EQ(r.memory, 1073741824);
+}
+
+TEST(QueueKeyTest, RoundTrips) {
+  auto r = ParseQueueKey(QueueKey("pod", "ns", "name"));
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->kind, "pod");
+  EXPECT_EQ(r->Key(), "ns/name");
+  EXPECT_FALSE(ParseQueueKey("garbage").has_value());
+  EXPECT_TRUE(IsTerminalError(TerminalError("x")));
+  EXPECT_FALSE(IsTerminalError(FailedPreconditionError("x")));
+}
+
+}  // namespace
+}  // namespace draco::reconcilers

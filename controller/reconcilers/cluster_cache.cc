@@ -1,0 +1,460 @@
+#include "controller/reconcilers/cluster_cache.h"
+
+#include <algorithm>
+#include <charconv>
+
+namespace draco::reconcilers {
+namespace {
+
+std::string Key(const std::string& ns, const std::string& name) { return ns + "/" + name; }
+
+std::optional<uint64_t> ParseRv(const std::string& rv) {
+  uint64_t v = 0;
+  auto [p, ec] = std::from_chars(rv.data(), rv.data() + rv.size(), v);
+  if (ec != std::errc() || p != rv.data() + rv.size() || rv.empty()) return std::nullopt;
+  return v;
+}
+
+template <typename M>
+typename M::mapped_type Find(const M& m, const std::string& k) {
+  auto it = m.find(k);
+  return it == m.end() ? typename M::mapped_type() : it->second;
+}
+
+}  // namespace
+
+bool ResourceVersionOlder(const std::string& a, const std::string& b) {
+  auto x = ParseRv(a), y = ParseRv(b);
+  return x && y && *x < *y;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pods
+
+void ClusterCache::IndexPodLocked(const std::string& key, const api::Pod& p, int sign) {
+  for (const auto& pc : p.spec.resource_claims) {
+    auto r = ResolveClaimName(p, pc);
+    if (!r.ok() || !r->name) continue;
+    std::string ck = Key(p.metadata.namespace_, *r->name);
+    if (sign > 0) {
+      pods_by_claim_[ck].insert(key);
+    } else {
+      auto it = pods_by_claim_.find(ck);
+      if (it != pods_by_claim_.end()) {
+        it->second.erase(key);
+        if (it->second.empty()) pods_by_claim_.erase(it);
+      }
+    }
+  }
+  if (sign < 0) {
+    auto it = pod_usage_.find(key);
+    if (it != pod_usage_.end()) {
+      NodeUsage& u = node_usage_[it->second.node];
+      u.pods -= 1;
+      u.milli_cpu -= it->second.req.milli_cpu;
+      u.memory -= it->second.req.memory;
+      pod_usage_.erase(it);
+    }
+    return;
+  }
+  if (!p.spec.node_name.empty() && !IsPodDone(p)) {
+    PodContribution c{p.spec.node_name, ComputePodRequests(p)};
+    NodeUsage& u = node_usage_[c.node];
+    u.pods += 1;
+    u.milli_cpu += c.req.milli_cpu;
+    u.memory += c.req.memory;
+    pod_usage_[key] = std::move(c);
+  }
+}
+
+void ClusterCache::UpsertPodLocked(PodPtr pod) {
+  std::string key = Key(pod->metadata.namespace_, pod->metadata.name);
+  auto it = pods_.find(key);
+  if (it != pods_.end()) {
+    if (it->second->metadata.uid == pod->metadata.uid &&
+        ResourceVersionOlder(pod->metadata.resource_version,
+                             it->second->metadata.resource_version)) {
+      return;
+    }
+    IndexPodLocked(key, *it->second, -1);
+  }
+  IndexPodLocked(key, *pod, +1);
+  if (!pod->spec.node_name.empty() || PodReleasesClaims(*pod)) EraseNominationLocked(key);
+  pods_[key] = std::move(pod);
+}
+
+void ClusterCache::UpsertPod(PodPtr pod) {
+  std::unique_lock l(mu_);
+  UpsertPodLocked(std::move(pod));
+}
+
+void ClusterCache::AssumePod(PodPtr pod) { UpsertPod(std::move(pod)); }
+
+void ClusterCache::DeletePod(const std::string& ns, const std::string& name) {
+  std::unique_lock l(mu_);
+  std::string key = Key(ns, name);
+  auto it = pods_.find(key);
+  if (it == pods_.end()) return;
+  IndexPodLocked(key, *it->second, -1);
+  EraseNominationLocked(key);
+  pods_.erase(it);
+}
+
+void ClusterCache::NominatePod(const std::string& pod_key, const std::string& node,
+                               PodRequests req) {
+  std::unique_lock l(mu_);
+  EraseNominationLocked(pod_key);
+  nominated_[pod_key] = PodContribution{node, req};
+  NodeUsage& u = nominated_usage_[node];
+  u.pods += 1;
+  u.milli_cpu += req.milli_cpu;
+  u.memory += req.memory;
+}
+
+void ClusterCache::ClearNomination(const std::string& pod_key) {
+  std::unique_lock l(mu_);
+  EraseNominationLocked(pod_key);
+}
+
+void ClusterCache::EraseNominationLocked(const std::string& pod_key) {
+  auto it = nominated_.find(pod_key);
+  if (it == nominated_.end()) return;
+  NodeUsage& u = nominated_usage_[it->second.node];
+  u.pods -= 1;
+  u.milli_cpu -= it->second.req.milli_cpu;
+  u.memory -= it->second.req.memory;
+  nominated_.erase(it);
+}
+
+PodPtr ClusterCache::GetPod(const std::string& ns, const std::string& name) const {
+  std::shared_lock l(mu_);
+  return Find(pods_, Key(ns, name));
+}
+
+std::vector<PodPtr> ClusterCache::PodsForClaim(const std::string& ns,
+                                               const std::string& claim) const {
+  std::shared_lock l(mu_);
+  std::vector<PodPtr> out;
+  auto it = pods_by_claim_.find(Key(ns, claim));
+  if (it == pods_by_claim_.end()) return out;
+  for (const auto& k : it->second) {
+    if (auto p = Find(pods_, k)) out.push_back(std::move(p));
+  }
+  return out;
+}
+
+std::vector<PodPtr> ClusterCache::Pods() const {
+  std::shared_lock l(mu_);
+  std::vector<PodPtr> out;
+  out.reserve(pods_.size());
+  for (const auto& [k, p] : pods_) out.push_back(p);
+  return out;
+}
+
+NodeUsage ClusterCache::Usage(const std::string& node) const {
+  std::shared_lock l(mu_);
+  NodeUsage u = Find(node_usage_, node);
+  NodeUsage n = Find(nominated_usage_, node);
+  u.pods += n.pods;
+  u.milli_cpu += n.milli_cpu;
+  u.memory += n.memory;
+  return u;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Claims
+
+void ClusterCache::IndexClaimLocked(const std::string& key, const api::ResourceClaim& c, int sign) {
+  std::string owner = OwnerPodUid(c);
+  if (!owner.empty()) {
+    if (sign > 0) {
+      claims_by_owner_[owner].insert(key);
+    } else {
+      auto it = claims_by_owner_.find(owner);
+      if (it != claims_by_owner_.end()) {
+        it->second.erase(key);
+        if (it->second.empty()) claims_by_owner_.erase(it);
+      }
+    }
+  }
+  if (!c.status.allocation) return;
+  for (const auto& r : c.status.allocation->devices.results) {
+    DeviceId id{r.driver, r.pool, r.device};
+    auto& uses = allocated_[id];
+    if (sign > 0) {
+      uses.push_back(DeviceUse{key, r.admin_access.value_or(false), r.share_id.has_value()});
+    } else {
+      for (auto u = uses.begin(); u != uses.end(); ++u) {
+        if (u->claim_key == key) {
+          uses.erase(u);
+          break;
+        }
+      }
+      if (uses.empty()) allocated_.erase(id);
+    }
+  }
+}
+
+bool ClusterCache::UpsertClaim(ClaimPtr claim) {
+  std::unique_lock l(mu_);
+  std::string key = Key(claim->metadata.namespace_, claim->metadata.name);
+  auto it = claims_.find(key);
+  if (it != claims_.end()) {
+    if (it->second->metadata.uid == claim->metadata.uid &&
+        ResourceVersionOlder(claim->metadata.resource_version,
+                             it->second->metadata.resource_version)) {
+      return false;
+    }
+    if (it->second->status.allocation && !claim->status.allocation) ++gen_.deallocations;
+    if (!it->second->status.allocation && claim->status.allocation) {
+      alloc_log_.emplace_back(++alloc_seq_, claim);
+    }
+    IndexClaimLocked(key, *it->second, -1);
+  } else if (claim->status.allocation) {
+    alloc_log_.emplace_back(++alloc_seq_, claim);
+  }
+  IndexClaimLocked(key, *claim, +1);
+  claims_[key] = std::move(claim);
+  return true;
+}
+
+void ClusterCache::AssumeClaim(ClaimPtr claim) { UpsertClaim(std::move(claim)); }
+
+void ClusterCache::DeleteClaim(const std::string& ns, const std::string& name) {
+  std::unique_lock l(mu_);
+  std::string key = Key(ns, name);
+  auto it = claims_.find(key);
+  if (it == claims_.end()) return;
+  if (it->second->status.allocation) ++gen_.deallocations;
+  IndexClaimLocked(key, *it->second, -1);
+  claims_.erase(it);
+}
+
+ClaimPtr ClusterCache::GetClaim(const std::string& ns, const std::string& name) const {
+  std::shared_lock l(mu_);
+  return Find(claims_, Key(ns, name));
+}
+
+std::vector<ClaimPtr> ClusterCache::ClaimsOwnedByPod(const std::string& pod_uid) const {
+  std::shared_lock l(mu_);
+  std::vector<ClaimPtr> out;
+  auto it = claims_by_owner_.find(pod_uid);
+  if (it == claims_by_owner_.end()) return out;
+  for (const auto& k : it->second) {
+    if (auto c = Find(claims_, k)) out.push_back(std::move(c));
+  }
+  return out;
+}
+
+ClaimPtr ClusterCache::FindGeneratedClaim(const std::string& pod_uid,
+                                          const std::string& pod_claim_name) const {
+  for (auto& c : ClaimsOwnedByPod(pod_uid)) {
+    auto a = c->metadata.annotations.find(std::string(kPodClaimNameAnnotation));
+    if (a != c->metadata.annotations.end() && a->second == pod_claim_name) return c;
+  }
+  return nullptr;
+}
+
+std::vector<ClaimPtr> ClusterCache::Claims() const {
+  std::shared_lock l(mu_);
+  std::vector<ClaimPtr> out;
+  out.reserve(claims_.size());
+  for (const auto& [k, c] : claims_) out.push_back(c);
+  return out;
+}
+
+std::vector<std::string> ClusterCache::ClaimsUsingDevice(const DeviceId& id) const {
+  std::shared_lock l(mu_);
+  std::vector<std::string> out;
+  auto it = allocated_.find(id);
+  if (it == allocated_.end()) return out;
+  for (const auto& u : it->second) out.push_back(u.claim_key);
+  return out;
+}
+
+std::vector<std::string> ClusterCache::DoubleAllocatedDevices() const {
+  std::shared_lock l(mu_);
+  std::vector<std::string> out;
+  for (const auto& [id, uses] : allocated_) {
+    int exclusive = 0, users = 0;
+    std::string names;
+    for (const auto& u : uses) {
+      if (u.admin_access) continue;  // admin access never consumes a device
+      ++users;
+      if (!u.shared) ++exclusive;
+      names += (names.empty() ? "" : ", ") + u.claim_key;
+    }
+    if (users >= 2 && exclusive >= 1) out.push_back(id.ToString() + ": " + names);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Templates, classes, slices, taint rules, nodes
+
+void ClusterCache::UpsertTemplate(TemplatePtr t) {
+  std::unique_lock l(mu_);
+  std::string key = Key(t->metadata.namespace_, t->metadata.name);
+  templates_[key] = std::move(t);
+}
+
+void ClusterCache::DeleteTemplate(const std::string& ns, const std::string& name) {
+  std::unique_lock l(mu_);
+  templates_.erase(Key(ns, name));
+}
+
+TemplatePtr ClusterCache::GetTemplate(const std::string& ns, const std::string& name) const {
+  std::shared_lock l(mu_);
+  return Find(templates_, Key(ns, name));
+}
+
+void ClusterCache::UpsertClass(const std::string& name, alloc::DeviceClass model) {
+  std::unique_lock l(mu_);
+  classes_[name] = std::move(model);
+  ++gen_.inputs;
+}
+
+void ClusterCache::DeleteClass(const std::string& name) {
+  std::unique_lock l(mu_);
+  classes_.erase(name);
+  ++gen_.inputs;
+}
+
+bool ClusterCache::HasClass(const std::string& name) const {
+  std::shared_lock l(mu_);
+  return classes_.count(name) > 0;
+}
+
+void ClusterCache::UpsertSlice(SliceEntry slice) {
+  std::unique_lock l(mu_);
+  auto it = slices_.find(slice.name);
+  if (it != slices_.end()) {
+    slices_by_node_[it->second.node_name].erase(it->first);
+    slices_by_pool_[{it->second.driver, it->second.pool}].erase(it->first);
+  }
+  slices_by_node_[slice.node_name].insert(slice.name);
+  slices_by_pool_[{slice.driver, slice.pool}].insert(slice.name);
+  std::string name = slice.name;
+  slices_[name] = std::move(slice);
+  ++gen_.inputs;
+}
+
+void ClusterCache::DeleteSlice(const std::string& name) {
+  std::unique_lock l(mu_);
+  auto it = slices_.find(name);
+  if (it == slices_.end()) return;
+  slices_by_node_[it->second.node_name].erase(name);
+  auto pk = std::make_pair(it->second.driver, it->second.pool);
+  slices_by_pool_[pk].erase(name);
+  if (slices_by_pool_[pk].empty()) slices_by_pool_.erase(pk);
+  slices_.erase(it);
+  ++gen_.inputs;
+}
+
+void ClusterCache::UpsertTaintRule(const std::string& name, alloc::DeviceTaintRule model) {
+  std::unique_lock l(mu_);
+  taint_rules_[name] = std::move(model);
+  ++gen_.inputs;
+}
+
+void ClusterCache::DeleteTaintRule(const std::string& name) {
+  std::unique_lock l(mu_);
+  taint_rules_.erase(name);
+  ++gen_.inputs;
+}
+
+void ClusterCache::UpsertNode(NodePtr node) {
+  std::unique_lock l(mu_);
+  std::string name = node->metadata.name;
+  nodes_[name] = std::move(node);
+}
+
+void ClusterCache::DeleteNode(const std::string& name) {
+  std::unique_lock l(mu_);
+  nodes_.erase(name);
+}
+
+NodePtr ClusterCache::GetNode(const std::string& name) const {
+  std::shared_lock l(mu_);
+  return Find(nodes_, name);
+}
+
+std::vector<NodePtr> ClusterCache::Nodes() const {
+  std::shared_lock l(mu_);
+  std::vector<NodePtr> out;
+  out.reserve(nodes_.size());
+  for (const auto& [n, p] : nodes_) out.push_back(p);
+  return out;
+}
+
+std::vector<alloc::DeviceClass> ClusterCache::ClassModels() const {
+  std::shared_lock l(mu_);
+  std::vector<alloc::DeviceClass> out;
+  for (const auto& [n, c] : classes_) out.push_back(c);
+  return out;
+}
+
+std::vector<alloc::ResourceSlice> ClusterCache::SliceModels() const {
+  std::shared_lock l(mu_);
+  std::vector<alloc::ResourceSlice> out;
+  out.reserve(slices_.size());
+  for (const auto& [n, s] : slices_) {
+    if (s.model) out.push_back(*s.model);
+  }
+  return out;
+}
+
+std::vector<alloc::DeviceTaintRule> ClusterCache::TaintRuleModels() const {
+  std::shared_lock l(mu_);
+  std::vector<alloc::DeviceTaintRule> out;
+  for (const auto& [n, r] : taint_rules_) out.push_back(r);
+  return out;
+}
+
+std::vector<ClaimPtr> ClusterCache::AllocationsSince(uint64_t seq, uint64_t* end) const {
+  std::shared_lock l(mu_);
+  std::vector<ClaimPtr> out;
+  for (auto it = alloc_log_.rbegin(); it != alloc_log_.rend() && it->first > seq; ++it) {
+    out.push_back(it->second);
+  }
+  std::reverse(out.begin(), out.end());
+  *end = alloc_seq_;
+  return out;
+}
+
+void ClusterCache::TrimAllocationLog(uint64_t seq) {
+  std::unique_lock l(mu_);
+  while (!alloc_log_.empty() && alloc_log_.front().first <= seq) alloc_log_.pop_front();
+}
+
+CacheGenerations ClusterCache::Generations() const {
+  std::shared_lock l(mu_);
+  return gen_;
+}
+
+metrics::Inventory ClusterCache::Inventory() const {
+  std::shared_lock l(mu_);
+  metrics::Inventory inv;
+  std::map<std::pair<std::string, std::string>, int64_t> used_per_pool;
+  for (const auto& [id, uses] : allocated_) used_per_pool[{id.driver, id.pool}] += 1;
+  for (const auto& [pk, names] : slices_by_pool_) {
+    int64_t total = 0;
+    for (const auto& n : names) {
+      auto it = slices_.find(n);
+      if (it != slices_.end()) total += it->second.device_count;
+    }
+    int64_t used = 0;
+    auto a = used_per_pool.find(pk);
+    if (a != used_per_pool.end()) used = a->second;
+    inv.pools.push_back({pk.first, pk.second, used, std::max<int64_t>(0, total - used)});
+  }
+  for (const auto& [k, c] : claims_) {
+    bool generated = c->metadata.annotations.count(std::string(kPodClaimNameAnnotation)) > 0;
+    bool allocated = c->status.allocation.has_value();
+    (allocated ? (generated ? inv.claims_allocated_template : inv.claims_allocated_user)
+               : (generated ? inv.claims_unallocated_template : inv.claims_unallocated_user)) += 1;
+  }
+  return inv;
+}
+
+}  // namespace draco::reconcilers

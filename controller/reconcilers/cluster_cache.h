@@ -1,0 +1,179 @@
+// ClusterCache: draco's typed, indexed view of the cluster, fed by the shared informers.
+//
+// Overview. Informer handlers decode each object once (informer_bridge.h) and call Upsert*/Delete*
+// here; reconcilers only read. Besides plain lookups the cache keeps the indexes the lifecycle
+// needs and the incremental views the allocator needs:
+//   - claims by controlling owner pod UID (orphan lookup after a crash between create and status);
+//   - pods by claim "ns/claim" (claim events wake the pods that use the claim);
+//   - slices by node name and by (driver, pool);
+//   - the allocated-devices view: (driver, pool, device) -> claims whose allocation uses it,
+//     updated on every claim change (never recomputed per pod), which also feeds the auditor;
+//   - node usage: pods (bound or nominated by draco) and their cpu/memory requests per node.
+//
+// Assumed writes. After draco itself writes an object (claim create, allocation, pod status), it
+// calls Assume*() with the API server's response, so its own next decision sees the write before
+// the informer delivers it. An informer event older than an assumed object (smaller integer
+// resourceVersion) is ignored; equal or newer replaces it. This is upstream's assume cache /
+// MutationCache.
+//
+// Thread-safety: every method is thread-safe (one shared_mutex). Returned pointers are immutable
+// snapshots that stay valid after later updates. Nothing blocks beyond the lock.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <shared_mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "controller/allocator/model.h"
+#include "controller/api/types.h"
+#include "controller/metrics/controller_metrics.h"
+#include "controller/reconcilers/claim_util.h"
+
+namespace draco::reconcilers {
+
+using PodPtr = std::shared_ptr<const api::Pod>;
+using ClaimPtr = std::shared_ptr<const api::ResourceClaim>;
+using TemplatePtr = std::shared_ptr<const api::ResourceClaimTemplate>;
+using NodePtr = std::shared_ptr<const api::Node>;
+
+// One node-local or shared ResourceSlice in both representations.
+struct SliceEntry {
+  std::string name;
+  std::string driver;
+  std::string pool;
+  std::string node_name;  // "" for slices not bound to one node
+  int64_t device_count = 0;
+  std::shared_ptr<const alloc::ResourceSlice> model;
+};
+
+struct NodeUsage {
+  int64_t pods = 0;
+  int64_t milli_cpu = 0;
+  int64_t memory = 0;
+};
+
+struct DeviceId {
+  std::string driver, pool, device;
+  friend auto operator<=>(const DeviceId&, const DeviceId&) = default;
+  std::string ToString() const { return driver + "/" + pool + "/" + device; }
+};
+
+// Generations let consumers cache derived state (the allocator snapshot).
+struct CacheGenerations {
+  uint64_t inputs = 0;         // slices, classes, taint rules changed
+  uint64_t deallocations = 0;  // an allocation disappeared (claim deallocated or deleted)
+};
+
+class ClusterCache {
+ public:
+  // ---- mutations (informer handlers) ----
+  void UpsertPod(PodPtr pod);
+  void DeletePod(const std::string& ns, const std::string& name);
+  // Returns true if the object was stored (false: older than an assumed version).
+  bool UpsertClaim(ClaimPtr claim);
+  void DeleteClaim(const std::string& ns, const std::string& name);
+  void UpsertTemplate(TemplatePtr t);
+  void DeleteTemplate(const std::string& ns, const std::string& name);
+  void UpsertClass(const std::string& name, alloc::DeviceClass model);
+  void DeleteClass(const std::string& name);
+  void UpsertSlice(SliceEntry slice);
+  void DeleteSlice(const std::string& name);
+  void UpsertTaintRule(const std::string& name, alloc::DeviceTaintRule model);
+  void DeleteTaintRule(const std::string& name);
+  void UpsertNode(NodePtr node);
+  void DeleteNode(const std::string& name);
+
+  // ---- our own writes ----
+  void AssumeClaim(ClaimPtr claim);
+  void AssumePod(PodPtr pod);
+  // The pod was released to kube-scheduler for `node`; its requests count on that node until the
+  // pod is bound (or deleted).
+  void NominatePod(const std::string& pod_key, const std::string& node, PodRequests req);
+  void ClearNomination(const std::string& pod_key);
+
+  // ---- reads ----
+  PodPtr GetPod(const std::string& ns, const std::string& name) const;
+  ClaimPtr GetClaim(const std::string& ns, const std::string& name) const;
+  TemplatePtr GetTemplate(const std::string& ns, const std::string& name) const;
+  NodePtr GetNode(const std::string& name) const;
+  std::vector<PodPtr> PodsForClaim(const std::string& ns, const std::string& claim) const;
+  std::vector<ClaimPtr> ClaimsOwnedByPod(const std::string& pod_uid) const;
+  // The generated claim for pod claim entry `pod_claim_name` among claims controlled by the pod.
+  ClaimPtr FindGeneratedClaim(const std::string& pod_uid, const std::string& pod_claim_name) const;
+  std::vector<NodePtr> Nodes() const;
+  NodeUsage Usage(const std::string& node) const;
+  std::vector<PodPtr> Pods() const;
+  std::vector<ClaimPtr> Claims() const;
+  bool HasClass(const std::string& name) const;
+
+  // Allocator inputs.
+  std::vector<alloc::DeviceClass> ClassModels() const;
+  std::vector<alloc::ResourceSlice> SliceModels() const;
+  std::vector<alloc::DeviceTaintRule> TaintRuleModels() const;
+  CacheGenerations Generations() const;
+  // Claims that gained an allocation after log position `seq`, oldest first; `*end` receives the
+  // newest position. Lets the allocator commit allocations made by others incrementally.
+  std::vector<ClaimPtr> AllocationsSince(uint64_t seq, uint64_t* end) const;
+  // Drops log entries up to `seq` (the consumer has seen them).
+  void TrimAllocationLog(uint64_t seq);
+
+  // Claims that currently use a device (allocated-devices view).
+  std::vector<std::string> ClaimsUsingDevice(const DeviceId& id) const;
+  // Devices allocated to two or more claims that may not share them ("driver/pool/device: a, b").
+  std::vector<std::string> DoubleAllocatedDevices() const;
+  // Inventory for the metrics collector.
+  metrics::Inventory Inventory() const;
+
+ private:
+  struct DeviceUse {
+    std::string claim_key;
+    bool admin_access = false;
+    bool shared = false;  // result carries a shareID (allowMultipleAllocations)
+  };
+  struct PodContribution {
+    std::string node;
+    PodRequests req;
+  };
+
+  void IndexClaimLocked(const std::string& key, const api::ResourceClaim& c, int sign);
+  void IndexPodLocked(const std::string& key, const api::Pod& p, int sign);
+  void UpsertPodLocked(PodPtr pod);
+  void EraseNominationLocked(const std::string& pod_key);
+
+  mutable std::shared_mutex mu_;
+  std::unordered_map<std::string, PodPtr> pods_;
+  std::unordered_map<std::string, ClaimPtr> claims_;
+  std::unordered_map<std::string, TemplatePtr> templates_;
+  std::map<std::string, alloc::DeviceClass> classes_;
+  std::map<std::string, SliceEntry> slices_;
+  std::map<std::string, alloc::DeviceTaintRule> taint_rules_;
+  std::map<std::string, NodePtr> nodes_;
+
+  std::unordered_map<std::string, std::set<std::string>> claims_by_owner_;  // pod uid -> keys
+  std::unordered_map<std::string, std::set<std::string>> pods_by_claim_;    // ns/claim -> pods
+  std::map<std::string, std::set<std::string>> slices_by_node_;
+  std::map<std::pair<std::string, std::string>, std::set<std::string>> slices_by_pool_;
+  std::map<DeviceId, std::vector<DeviceUse>> allocated_;
+
+  std::unordered_map<std::string, PodContribution> pod_usage_;  // pod key -> contribution
+  std::unordered_map<std::string, PodContribution> nominated_;
+  std::unordered_map<std::string, NodeUsage> node_usage_;
+  std::unordered_map<std::string, NodeUsage> nominated_usage_;
+
+  CacheGenerations gen_;
+  std::deque<std::pair<uint64_t, ClaimPtr>> alloc_log_;
+  uint64_t alloc_seq_ = 0;
+};
+
+// Integer resourceVersion ordering: true when `a` is older than `b`. Non-numeric versions are
+// never considered older.
+bool ResourceVersionOlder(const std::string& a, const std::string& b);
+
+}  // namespace draco::reconcilers

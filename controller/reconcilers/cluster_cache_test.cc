@@ -1,0 +1,149 @@
+#include "controller/reconcilers/cluster_cache.h"
+
+#include <gtest/gtest.h>
+
+namespace draco::reconcilers {
+namespace {
+
+ClaimPtr Claim(const std::string& name, const std::string& rv,
+               std::vector<std::string> devices = {}, bool shared = false,
+               const std::string& owner_uid = "") {
+  api::ResourceClaim c;
+  c.metadata.name = name;
+  c.metadata.namespace_ = "ns";
+  c.metadata.uid = "uid-" + name;
+  c.metadata.resource_version = rv;
+  if (!owner_uid.empty()) {
+    api::OwnerReference o;
+    o.api_version = "v1";
+    o.kind = "Pod";
+    o.name = "pod";
+    o.uid = owner_uid;
+    o.controller = true;
+    c.metadata.owner_references.push_back(o);
+    c.metadata.annotations[std::string(kPodClaimNameAnnotation)] = "gpu";
+  }
+  if (!devices.empty()) {
+    c.status.allocation = api::AllocationResult{};
+    for (const auto& d : devices) {
+      api::DeviceRequestAllocationResult r;
+      r.driver = "drv";
+      r.pool = "node-0";
+      r.device = d;
+      if (shared) r.share_id = "s-" + name;
+      c.status.allocation->devices.results.push_back(r);
+    }
+  }
+  return std::make_shared<const api::ResourceClaim>(c);
+}
+
+TEST(ClusterCacheTest, AssumedNewerVersionWinsOverOlderInformerEvent) {
+  ClusterCache cache;
+  cache.AssumeClaim(Claim("a", "20", {"d0"}));
+  EXPECT_FALSE(cache.UpsertClaim(Claim("a", "10")));
+  EXPECT_TRUE(cache.GetClaim("ns", "a")->status.allocation.has_value());
+  EXPECT_TRUE(cache.UpsertClaim(Claim("a", "20", {"d0"})));
+  EXPECT_TRUE(cache.UpsertClaim(Claim("a", "21")));
+  EXPECT_FALSE(cache.GetClaim("ns", "a")->status.allocation.has_value());
+  EXPECT_EQ(cache.Generations().deallocations, 1u);
+}
+
+TEST(ClusterCacheTest, AllocatedViewIsIncrementalAndAuditsDoubleAllocation) {
+  ClusterCache cache;
+  cache.UpsertClaim(Claim("a", "1", {"d0", "d1"}));
+  cache.UpsertClaim(Claim("b", "2", {"d2"}));
+  EXPECT_EQ(cache.ClaimsUsingDevice({"drv", "node-0", "d1"}), std::vector<std::string>{"ns/a"});
+  EXPECT_TRUE(cache.DoubleAllocatedDevices().empty());
+  cache.UpsertClaim(Claim("c", "3", {"d1"}));
+  auto doubles = cache.DoubleAllocatedDevices();
+  ASSERT_EQ(doubles.size(), 1u);
+  EXPECT_EQ(doubles[0], "drv/node-0/d1: ns/a, ns/c");
+  cache.DeleteClaim("ns", "c");
+  EXPECT_TRUE(cache.DoubleAllocatedDevices().empty());
+  // Shared devices (shareID on every result) are not double allocations.
+  cache.UpsertClaim(Claim("s1", "4", {"d9"}, true));
+  cache.UpsertClaim(Claim("s2", "5", {"d9"}, true));
+  EXPECT_TRUE(cache.DoubleAllocatedDevices().empty());
+  // Re-upserting a claim does not duplicate its uses.
+  cache.UpsertClaim(Claim("a", "6", {"d0", "d1"}));
+  EXPECT_EQ(cache.ClaimsUsingDevice({"drv", "node-0", "d0"}).size(), 1u);
+}
+
+TEST(ClusterCacheTest, OwnerIndexAndGeneratedClaimLookup) {
+  ClusterCache cache;
+  cache.UpsertClaim(Claim("gen", "1", {}, false, "pod-uid"));
+  cache.UpsertClaim(Claim("other", "1"));
+  EXPECT_EQ(cache.ClaimsOwnedByPod("pod-uid").size(), 1u);
+  EXPECT_EQ(cache.FindGeneratedClaim("pod-uid", "gpu")->metadata.name, "gen");
+  EXPECT_EQ(cache.FindGeneratedClaim("pod-uid", "other"), nullptr);
+  cache.DeleteClaim("ns", "gen");
+  EXPECT_TRUE(cache.ClaimsOwnedByPod("pod-uid").empty());
+}
+
+TEST(ClusterCacheTest, PodsByClaimAndNodeUsage) {
+  ClusterCache cache;
+  api::Pod p;
+  p.metadata.name = "p";
+  p.metadata.namespace_ = "ns";
+  p.metadata.uid = "u";
+  api::PodResourceClaim pc;
+  pc.name = "x";
+  pc.resource_claim_name = "shared";
+  p.spec.resource_claims.push_back(pc);
+  api::Container c;
+  c.resources.requests["cpu"] = *api::Quantity::Parse("1");
+  p.spec.containers.push_back(c);
+  cache.UpsertPod(std::make_shared<const api::Pod>(p));
+  EXPECT_EQ(cache.PodsForClaim("ns", "shared").size(), 1u);
+  EXPECT_EQ(cache.Usage("node-0").pods, 0);
+  cache.NominatePod("ns/p", "node-0", ComputePodRequests(p));
+  EXPECT_EQ(cache.Usage("node-0").milli_cpu, 1000);
+  p.spec.node_name = "node-0";
+  p.metadata.resource_version = "2";
+  cache.UpsertPod(std::make_shared<const api::Pod>(p));
+  EXPECT_EQ(cache.Usage("node-0").pods, 1);  // bound: counted once, nomination gone
+  p.status.phase = "Succeeded";
+  cache.UpsertPod(std::make_shared<const api::Pod>(p));
+  EXPECT_EQ(cache.Usage("node-0").pods, 0);
+  cache.DeletePod("ns", "p");
+  EXPECT_TRUE(cache.PodsForClaim("ns", "shared").empty());
+}
+
+TEST(ClusterCacheTest, AllocationLogFeedsIncrementalConsumers) {
+  ClusterCache cache;
+  uint64_t end = 0;
+  cache.UpsertClaim(Claim("a", "1"));
+  EXPECT_TRUE(cache.AllocationsSince(0, &end).empty());
+  cache.UpsertClaim(Claim("a", "2", {"d0"}));
+  cache.UpsertClaim(Claim("b", "3", {"d1"}));
+  auto got = cache.AllocationsSince(0, &end);
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got[1]->metadata.name, "b");
+  EXPECT_TRUE(cache.AllocationsSince(end, &end).empty());
+}
+
+TEST(ClusterCacheTest, InventoryCountsPoolsAndClaims) {
+  ClusterCache cache;
+  SliceEntry s;
+  s.name = "s";
+  s.driver = "drv";
+  s.pool = "node-0";
+  s.node_name = "node-0";
+  s.device_count = 8;
+  cache.UpsertSlice(s);
+  cache.UpsertClaim(Claim("a", "1", {"d0", "d1"}, false, "pod"));
+  auto inv = cache.Inventory();
+  ASSERT_EQ(inv.pools.size(), 1u);
+  EXPECT_EQ(inv.pools[0].allocated, 2);
+  EXPECT_EQ(inv.pools[0].free, 6);
+  EXPECT_EQ(inv.claims_allocated_template, 1);
+}
+
+TEST(ResourceVersionTest, IntegerOrdering) {
+  EXPECT_TRUE(ResourceVersionOlder("9", "10"));
+  EXPECT_FALSE(ResourceVersionOlder("10", "9"));
+  EXPECT_FALSE(ResourceVersionOlder("abc", "10"));
+}
+
+}  // namespace
+}  // namespace draco::reconcilers

@@ -1,0 +1,563 @@
+#include "controller/reconcilers/controller.h"
+
+#include <ctime>
+
+#include <spdlog/spdlog.h>
+
+#include "controller/reconcilers/node_fit.h"
+#include "k8sclient/api_error.h"
+
+namespace draco::reconcilers {
+namespace {
+
+constexpr size_t kMaxDeletedUids = 500;  // upstream's deleted-pod UID LRU size
+
+std::string ClaimKey(const api::ResourceClaim& c) {
+  return c.metadata.namespace_ + "/" + c.metadata.name;
+}
+
+EventTarget PodTarget(const api::Pod& p) {
+  return {"v1", "Pod", p.metadata.namespace_, p.metadata.name, p.metadata.uid};
+}
+EventTarget ClaimTarget(const api::ResourceClaim& c) {
+  return {"resource.k8s.io/v1", "ResourceClaim", c.metadata.namespace_, c.metadata.name,
+          c.metadata.uid};
+}
+
+// Requeue policy for write failures: conflicts and "not found" are expected races that the next
+// sync resolves from fresher state.
+Status WriteError(const Status& s, const std::string& what) { return s.WithPrefix(what); }
+
+double SecondsSince(const Clock& clock, Clock::TimePoint start) {
+  return std::chrono::duration<double>(clock.Now() - start).count();
+}
+
+}  // namespace
+
+std::optional<std::chrono::system_clock::time_point> ParseTimestamp(const std::string& s) {
+  std::tm tm{};
+  int y, mo, d, h, mi, sec;
+  if (std::sscanf(s.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d", &y, &mo, &d, &h, &mi, &sec) != 6) {
+    return std::nullopt;
+  }
+  tm.tm_year = y - 1900;
+  tm.tm_mon = mo - 1;
+  tm.tm_mday = d;
+  tm.tm_hour = h;
+  tm.tm_min = mi;
+  tm.tm_sec = sec;
+  auto t = std::chrono::system_clock::from_time_t(timegm(&tm));
+  if (s.size() > 19 && s[19] == '.') {
+    size_t i = 20;
+    double frac = 0, scale = 0.1;
+    while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) {
+      frac += (s[i] - '0') * scale;
+      scale /= 10;
+      ++i;
+    }
+    t += std::chrono::duration_cast<std::chrono::system_clock::duration>(
+        std::chrono::duration<double>(frac));
+  }
+  return t;
+}
+
+std::string FormatTimestamp(std::chrono::system_clock::time_point t) {
+  std::time_t secs = std::chrono::system_clock::to_time_t(t);
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+Controller::Controller(ClusterCache& cache, ApiWriter& writer, ClaimAllocator& allocator,
+                       EventSink& events, Enqueuer& queue, Clock& clock,
+                       metrics::ControllerMetrics* metrics, ControllerOptions options)
+    : cache_(cache),
+      writer_(writer),
+      allocator_(allocator),
+      events_(events),
+      queue_(queue),
+      clock_(clock),
+      metrics_(metrics),
+      options_(options) {}
+
+std::string Controller::NowTimestamp() const { return FormatTimestamp(clock_.WallNow()); }
+
+// ---------------------------------------------------------------------------------------------
+// Event hooks
+
+void Controller::RememberDeletedPod(const std::string& uid) {
+  std::lock_guard<std::mutex> l(mu_);
+  if (!deleted_uids_.insert(uid).second) return;
+  deleted_uids_order_.push_back(uid);
+  if (deleted_uids_order_.size() > kMaxDeletedUids) {
+    deleted_uids_.erase(deleted_uids_order_.front());
+    deleted_uids_order_.pop_front();
+  }
+}
+
+bool Controller::IsDeletedPod(const std::string& uid) {
+  std::lock_guard<std::mutex> l(mu_);
+  return deleted_uids_.count(uid) > 0;
+}
+
+void Controller::OnPod(const PodPtr& old, const PodPtr& now) {
+  const PodPtr& p = now ? now : old;
+  if (!p || p->spec.resource_claims.empty()) return;
+  const std::string& ns = p->metadata.namespace_;
+  if (!now) RememberDeletedPod(p->metadata.uid);
+  if (!now || PodReleasesClaims(*now)) {
+    // The pod no longer needs its claims: their reservations (and generated claims) go.
+    for (const auto& pc : p->spec.resource_claims) {
+      auto r = ResolveClaimName(*p, pc);
+      if (r.ok() && r->name) queue_.Add(QueueKey("claim", ns, *r->name));
+    }
+    for (const auto& c : cache_.ClaimsOwnedByPod(p->metadata.uid)) {
+      queue_.Add(QueueKey("claim", ns, c->metadata.name));
+    }
+    if (!now) return;
+  }
+  if (now->metadata.deletion_timestamp) return;
+  queue_.Add(QueueKey("pod", ns, now->metadata.name));
+}
+
+void Controller::OnClaim(const ClaimPtr& old, const ClaimPtr& now) {
+  const ClaimPtr& c = now ? now : old;
+  if (!c) return;
+  const std::string& ns = c->metadata.namespace_;
+  if (now) queue_.Add(QueueKey("claim", ns, now->metadata.name));
+  for (const auto& p : cache_.PodsForClaim(ns, c->metadata.name)) {
+    if (p->metadata.deletion_timestamp || IsPodDone(*p)) continue;
+    if (HasSchedulingGate(*p) || !p->spec.node_name.empty() || !now) {
+      queue_.Add(QueueKey("pod", ns, p->metadata.name));
+    }
+  }
+  // Pods whose template claim was just created but not yet recorded look it up by owner.
+  std::string owner = OwnerPodName(*c);
+  if (!owner.empty() && now) queue_.Add(QueueKey("pod", ns, owner));
+  bool freed = old && old->status.allocation && (!now || !now->status.allocation);
+  if (freed) OnAllocationInputsChanged();
+}
+
+void Controller::OnTemplate(const TemplatePtr& t) {
+  // Pods created before their template: retry them now instead of at the rate-limited retry.
+  for (const auto& p : cache_.Pods()) {
+    if (p->metadata.namespace_ != t->metadata.namespace_) continue;
+    for (const auto& pc : p->spec.resource_claims) {
+      if (pc.resource_claim_template_name == t->metadata.name) {
+        queue_.Add(QueueKey("pod", p->metadata.namespace_, p->metadata.name));
+        break;
+      }
+    }
+  }
+}
+
+void Controller::Park(const std::string& key) {
+  std::lock_guard<std::mutex> l(mu_);
+  parked_.insert(key);
+}
+
+void Controller::OnAllocationInputsChanged() {
+  std::set<std::string> keys;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    keys.swap(parked_);
+  }
+  for (const auto& k : keys) queue_.Add(k);
+}
+
+size_t Controller::ParkedCount() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return parked_.size();
+}
+
+void Controller::EnqueueAll() {
+  for (const auto& p : cache_.Pods()) {
+    if (p->spec.resource_claims.empty()) continue;
+    OnPod(nullptr, p);
+  }
+  for (const auto& c : cache_.Claims()) {
+    queue_.Add(QueueKey("claim", c->metadata.namespace_, c->metadata.name));
+  }
+}
+
+StatusOr<Result> Controller::Reconcile(const Request& r) {
+  if (r.kind == "pod") return SyncPod(r.namespace_name, r.name);
+  if (r.kind == "claim") return SyncClaim(r.namespace_name, r.name);
+  return TerminalError("unknown key kind " + r.kind);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pods
+
+StatusOr<bool> Controller::EnsureGeneratedClaims(const api::Pod& pod, PodClaims& out) {
+  const std::string& ns = pod.metadata.namespace_;
+  std::vector<api::PodResourceClaimStatus> desired;
+  bool changed = false;
+  for (const auto& pc : pod.spec.resource_claims) {
+    auto resolved = ResolveClaimName(pod, pc);
+    if (!resolved.ok()) {
+      events_.Record(PodTarget(pod), "Warning", "FailedResourceClaimCreation",
+                     "PodResourceClaim " + pc.name + ": " + resolved.status().message());
+      return TerminalError(resolved.status().message());
+    }
+    if (pc.resource_claim_name) {
+      ClaimPtr c = cache_.GetClaim(ns, *pc.resource_claim_name);
+      if (!c) out.missing.push_back(*pc.resource_claim_name);
+      out.claims.push_back(std::move(c));
+      continue;
+    }
+    // Template entry.
+    ClaimPtr claim;
+    if (resolved->name) {
+      claim = cache_.GetClaim(ns, *resolved->name);
+      if (claim && !IsClaimForPod(*claim, pod)) {
+        spdlog::warn("pod {}/{}: recorded claim {} is not owned by the pod; re-creating", ns,
+                     pod.metadata.name, *resolved->name);
+        claim = nullptr;
+      }
+    }
+    if (!claim) claim = cache_.FindGeneratedClaim(pod.metadata.uid, pc.name);
+    if (!claim) {
+      TemplatePtr tmpl = cache_.GetTemplate(ns, *pc.resource_claim_template_name);
+      if (!tmpl) {
+        std::string msg = "PodResourceClaim " + pc.name + ": resource claim template \"" +
+                          *pc.resource_claim_template_name + "\" not found";
+        events_.Record(PodTarget(pod), "Warning", "FailedResourceClaimCreation", msg);
+        // The template's add event re-enqueues the pod (OnTemplate); a slow retry covers a
+        // missed event.
+        return NotFoundError(msg);
+      }
+      // draco allocates claims of gated pods itself, so it sets the finalizer at creation and
+      // saves one write per claim.
+      bool with_finalizer = options_.allocate && HasSchedulingGate(pod);
+      api::ResourceClaim fresh = ClaimFromTemplate(pod, pc, *tmpl, with_finalizer);
+      auto created = writer_.CreateClaim(fresh);
+      if (metrics_) metrics_->IncClaimCreate(created.ok());
+      if (!created.ok()) {
+        events_.Record(PodTarget(pod), "Warning", "FailedResourceClaimCreation",
+                       "PodResourceClaim " + pc.name + ": " + created.status().message());
+        return WriteError(created.status(), "create claim for " + pc.name);
+      }
+      claim = *created;
+      cache_.AssumeClaim(claim);
+    }
+    api::PodResourceClaimStatus st;
+    st.name = pc.name;
+    st.resource_claim_name = claim->metadata.name;
+    if (resolved->name != claim->metadata.name) changed = true;
+    desired.push_back(std::move(st));
+    out.claims.push_back(std::move(claim));
+  }
+  if (!changed) return false;
+  auto applied = writer_.ApplyPodClaimStatuses(pod, desired);
+  if (!applied.ok()) return WriteError(applied.status(), "apply pod resourceClaimStatuses");
+  if (*applied) cache_.AssumePod(*applied);
+  return true;
+}
+
+StatusOr<Result> Controller::SyncPod(const std::string& ns, const std::string& name) {
+  PodPtr pod = cache_.GetPod(ns, name);
+  if (!pod || pod->metadata.deletion_timestamp || IsPodDone(*pod)) return Result{};
+  if (pod->spec.resource_claims.empty()) {
+    // A gated pod without claims has nothing to wait for.
+    if (options_.allocate && HasSchedulingGate(*pod) && pod->spec.node_name.empty()) {
+      auto r = writer_.RemoveSchedulingGate(*pod, kSchedulingGate);
+      if (!r.ok() && !k8s::IsNotFound(r.status())) return r.status();
+    }
+    return Result{};
+  }
+  PodClaims claims;
+  auto ensured = EnsureGeneratedClaims(*pod, claims);
+  if (!ensured.ok()) return ensured.status();
+  if (!pod->spec.node_name.empty()) return ReserveForBoundPod(*pod, claims);
+  if (options_.allocate && HasSchedulingGate(*pod)) return AllocateForPod(*pod, claims);
+  return Result{};  // kube-scheduler deals with ungated pods
+}
+
+StatusOr<Result> Controller::ReserveForBoundPod(const api::Pod& pod, const PodClaims& pc) {
+  for (const auto& c : pc.claims) {
+    if (!c || !c->status.allocation || IsReservedFor(*c, pod.metadata.uid)) continue;
+    if (c->metadata.deletion_timestamp) continue;
+    api::ResourceClaim copy = *c;
+    copy.status.reserved_for.push_back(PodConsumer(pod));
+    auto updated = writer_.UpdateClaimStatus(copy);
+    if (!updated.ok()) return WriteError(updated.status(), "reserve claim " + ClaimKey(*c));
+    cache_.AssumeClaim(*updated);
+  }
+  return Result{};
+}
+
+void Controller::ReportFailure(const api::Pod* pod, const std::vector<ClaimPtr>& claims,
+                               const std::string& reason, const std::string& message) {
+  if (pod) events_.Record(PodTarget(*pod), "Warning", reason, message);
+  for (const auto& c : claims) {
+    if (c) events_.Record(ClaimTarget(*c), "Warning", reason, message);
+  }
+}
+
+StatusOr<Result> Controller::AllocateForPod(const api::Pod& pod, const PodClaims& pc) {
+  const std::string pod_key = pod.metadata.namespace_ + "/" + pod.metadata.name;
+  const std::string queue_key = QueueKey("pod", pod.metadata.namespace_, pod.metadata.name);
+  if (!pc.missing.empty()) {
+    // The claim's add event wakes the pod (pods-by-claim index).
+    std::string msg = "waiting for ResourceClaim " + pc.missing.front() + " to be created";
+    events_.Record(PodTarget(pod), "Warning", "ClaimNotFound", msg);
+    return Result{};
+  }
+  std::vector<ClaimPtr> allocated, to_allocate;
+  for (const auto& c : pc.claims) {
+    if (c->metadata.deletion_timestamp) {
+      ReportFailure(&pod, {c}, "ClaimBeingDeleted",
+                    "ResourceClaim " + c->metadata.name + " is being deleted");
+      return Result{};
+    }
+    (c->status.allocation ? allocated : to_allocate).push_back(c);
+  }
+  std::string node;
+  {
+    std::unique_lock<std::mutex> l(alloc_mu_);
+    for (const auto& c : to_allocate) {
+      if (allocating_.count(ClaimKey(*c))) return Result{options_.busy_retry};
+    }
+    auto filtered = FilterNodes(&pod, cache_.Nodes(), allocated, cache_);
+    if (filtered.fit.empty()) {
+      l.unlock();
+      std::string msg = "cannot schedule pod: " + filtered.Summary(cache_.Nodes().size());
+      ReportFailure(&pod, to_allocate, "FailedAllocation", msg);
+      if (metrics_) metrics_->ObserveAllocation(metrics::AllocationResult::kUnschedulable, 0);
+      Park(queue_key);
+      return Result{};
+    }
+    if (to_allocate.empty()) {
+      node = filtered.fit.front()->metadata.name;
+    } else {
+      auto start = clock_.Now();
+      AllocateRequest req{pod_key, to_allocate, filtered.fit};
+      AllocateResponse resp = allocator_.Allocate(req);
+      double secs = SecondsSince(clock_, start);
+      if (resp.kind != AllocateResponse::Kind::kAllocated) {
+        l.unlock();
+        bool fatal = resp.kind == AllocateResponse::Kind::kError;
+        if (metrics_) {
+          metrics_->ObserveAllocation(
+              fatal ? metrics::AllocationResult::kError : metrics::AllocationResult::kUnschedulable,
+              secs);
+        }
+        std::string msg =
+            (fatal ? "cannot allocate devices: " : "no node has the devices: ") + resp.message;
+        ReportFailure(&pod, to_allocate, fatal ? "AllocationError" : "FailedAllocation", msg);
+        Park(queue_key);
+        return Result{};
+      }
+      if (metrics_) metrics_->ObserveAllocation(metrics::AllocationResult::kSuccess, secs);
+      node = resp.node;
+      for (const auto& c : to_allocate) allocating_.insert(ClaimKey(*c));
+      cache_.NominatePod(pod_key, node, ComputePodRequests(pod));
+      l.unlock();
+      Status st = WriteAllocations(&pod, to_allocate, resp.results);
+      {
+        std::lock_guard<std::mutex> g(alloc_mu_);
+        for (const auto& c : to_allocate) allocating_.erase(ClaimKey(*c));
+        if (!st.ok()) allocator_.Invalidate();
+      }
+      if (!st.ok()) {
+        cache_.ClearNomination(pod_key);
+        if (metrics_ && k8s::IsConflict(st)) {
+          metrics_->ObserveAllocation(metrics::AllocationResult::kConflict, 0);
+        }
+        return st;
+      }
+    }
+    if (to_allocate.empty()) cache_.NominatePod(pod_key, node, ComputePodRequests(pod));
+  }
+  auto released = writer_.RemoveSchedulingGate(pod, kSchedulingGate);
+  if (!released.ok()) {
+    if (k8s::IsNotFound(released.status())) return Result{};
+    cache_.ClearNomination(pod_key);
+    return WriteError(released.status(), "remove scheduling gate");
+  }
+  if (*released) cache_.AssumePod(*released);
+  spdlog::debug("pod {}: claims allocated on node {}, gate removed", pod_key, node);
+  return Result{};
+}
+
+Status Controller::WriteAllocations(const api::Pod* pod, const std::vector<ClaimPtr>& claims,
+                                    const std::vector<api::AllocationResult>& results) {
+  if (results.size() != claims.size()) {
+    return InternalError("allocator returned " + std::to_string(results.size()) + " results for " +
+                         std::to_string(claims.size()) + " claims");
+  }
+  const std::string now = NowTimestamp();
+  for (size_t i = 0; i < claims.size(); ++i) {
+    api::ResourceClaim c = *claims[i];
+    if (!HasFinalizer(c.metadata, kDeleteProtectionFinalizer)) {
+      c.metadata.finalizers.push_back(std::string(kDeleteProtectionFinalizer));
+      auto updated = writer_.UpdateClaim(c);
+      if (!updated.ok()) return WriteError(updated.status(), "add finalizer to " + ClaimKey(c));
+      c = **updated;
+    }
+    c.status.allocation = results[i];
+    c.status.allocation->allocation_timestamp = now;
+    if (pod) c.status.reserved_for.push_back(PodConsumer(*pod));
+    auto written = writer_.UpdateClaimStatus(c);
+    if (!written.ok()) return WriteError(written.status(), "write allocation of " + ClaimKey(c));
+    cache_.AssumeClaim(*written);
+    if (metrics_) {
+      auto created = ParseTimestamp(c.metadata.creation_timestamp);
+      if (created) {
+        metrics_->ObserveClaimAllocationLatency(
+            std::chrono::duration<double>(clock_.WallNow() - *created).count());
+      }
+    }
+  }
+  return OkStatus();
+}
+
+StatusOr<Result> Controller::AllocateStandalone(const api::ResourceClaim& claim) {
+  const std::string key = ClaimKey(claim);
+  auto self = cache_.GetClaim(claim.metadata.namespace_, claim.metadata.name);
+  if (!self) return Result{};
+  std::unique_lock<std::mutex> l(alloc_mu_);
+  if (allocating_.count(key)) return Result{options_.busy_retry};
+  auto filtered = FilterNodes(nullptr, cache_.Nodes(), {}, cache_);
+  auto start = clock_.Now();
+  AllocateResponse resp = allocator_.Allocate(AllocateRequest{"", {self}, filtered.fit});
+  double secs = SecondsSince(clock_, start);
+  if (resp.kind != AllocateResponse::Kind::kAllocated) {
+    l.unlock();
+    bool fatal = resp.kind == AllocateResponse::Kind::kError;
+    if (metrics_) {
+      metrics_->ObserveAllocation(
+          fatal ? metrics::AllocationResult::kError : metrics::AllocationResult::kUnschedulable,
+          secs);
+    }
+    ReportFailure(
+        nullptr, {self}, fatal ? "AllocationError" : "FailedAllocation",
+        std::string(fatal ? "cannot allocate devices: " : "no devices available: ") + resp.message);
+    Park(QueueKey("claim", claim.metadata.namespace_, claim.metadata.name));
+    return Result{};
+  }
+  if (metrics_) metrics_->ObserveAllocation(metrics::AllocationResult::kSuccess, secs);
+  allocating_.insert(key);
+  l.unlock();
+  Status st = WriteAllocations(nullptr, {self}, resp.results);
+  std::lock_guard<std::mutex> g(alloc_mu_);
+  allocating_.erase(key);
+  if (!st.ok()) {
+    allocator_.Invalidate();
+    return st;
+  }
+  return Result{};
+}
+
+// ---------------------------------------------------------------------------------------------
+// Claims
+
+StatusOr<Result> Controller::SyncClaim(const std::string& ns, const std::string& name) {
+  ClaimPtr claim = cache_.GetClaim(ns, name);
+  if (!claim) return Result{};
+  std::vector<api::ResourceClaimConsumerReference> valid;
+  bool dropped = false;
+  for (const auto& r : claim->status.reserved_for) {
+    if (!r.api_group.empty() || r.resource != "pods") {
+      valid.push_back(r);  // a consumer type we cannot check
+      continue;
+    }
+    if (IsDeletedPod(r.uid)) {
+      dropped = true;
+      continue;
+    }
+    PodPtr pod = cache_.GetPod(ns, r.name);
+    if (!pod) {
+      // Not in the cache: ask the API server before dropping a pod the cache may not have seen.
+      auto live = writer_.GetPodLive(ns, r.name);
+      if (!live.ok()) return WriteError(live.status(), "get pod " + r.name);
+      pod = *live;
+    }
+    if (!pod || pod->metadata.uid != r.uid || IsPodDone(*pod)) {
+      dropped = true;
+      continue;
+    }
+    valid.push_back(r);
+  }
+
+  if (dropped) {
+    api::ResourceClaim c = *claim;
+    c.status.reserved_for = valid;
+    // Deallocate only on the transition "last consumer removed", and only claims allocated by the
+    // builtin path (finalizer present).
+    if (valid.empty() && c.status.allocation &&
+        HasFinalizer(c.metadata, kDeleteProtectionFinalizer)) {
+      c.status.allocation.reset();
+      c.status.devices.clear();
+    }
+    auto updated = writer_.UpdateClaimStatus(c);
+    if (!updated.ok())
+      return WriteError(updated.status(), "update reservedFor of " + ns + "/" + name);
+    cache_.AssumeClaim(*updated);
+    claim = *updated;
+    if (!claim->status.allocation && HasFinalizer(claim->metadata, kDeleteProtectionFinalizer) &&
+        !claim->metadata.deletion_timestamp) {
+      // Keep the finalizer on claims we may allocate again (unreserved but still used by a gated
+      // pod); drop it otherwise, as upstream does after deallocation.
+      api::ResourceClaim f = *claim;
+      std::erase(f.metadata.finalizers, std::string(kDeleteProtectionFinalizer));
+      auto u = writer_.UpdateClaim(f);
+      if (!u.ok()) return WriteError(u.status(), "remove finalizer of " + ns + "/" + name);
+      cache_.AssumeClaim(*u);
+      claim = *u;
+    }
+  }
+
+  if (claim->metadata.deletion_timestamp && valid.empty() &&
+      HasFinalizer(claim->metadata, kDeleteProtectionFinalizer)) {
+    if (claim->status.allocation) {
+      api::ResourceClaim c = *claim;
+      c.status.allocation.reset();
+      c.status.devices.clear();
+      c.status.reserved_for.clear();
+      auto updated = writer_.UpdateClaimStatus(c);
+      if (!updated.ok()) return WriteError(updated.status(), "deallocate " + ns + "/" + name);
+      cache_.AssumeClaim(*updated);
+      claim = *updated;
+    }
+    api::ResourceClaim f = *claim;
+    std::erase(f.metadata.finalizers, std::string(kDeleteProtectionFinalizer));
+    auto u = writer_.UpdateClaim(f);
+    if (!u.ok() && !k8s::IsNotFound(u.status())) {
+      return WriteError(u.status(), "remove finalizer of " + ns + "/" + name);
+    }
+    if (u.ok()) cache_.AssumeClaim(*u);
+    return Result{};
+  }
+
+  if (valid.empty() && !claim->metadata.deletion_timestamp) {
+    std::string owner_uid = OwnerPodUid(*claim);
+    if (!owner_uid.empty()) {
+      PodPtr owner = cache_.GetPod(ns, OwnerPodName(*claim));
+      // Not in the cache: the garbage collector deletes claims of deleted pods.
+      if (owner && (owner->metadata.uid != owner_uid || IsPodDone(*owner))) {
+        Status st = writer_.DeleteClaim(ns, name, claim->metadata.uid);
+        if (!st.ok() && !k8s::IsNotFound(st)) return WriteError(st, "delete claim " + name);
+        return Result{};
+      }
+    }
+  }
+
+  if (options_.allocate && !claim->status.allocation && !claim->metadata.deletion_timestamp &&
+      OwnerPodUid(*claim).empty() && WantsImmediateAllocation(*claim)) {
+    return AllocateStandalone(*claim);
+  }
+  return Result{};
+}
+
+size_t Controller::Audit() {
+  auto doubles = cache_.DoubleAllocatedDevices();
+  for (const auto& d : doubles) spdlog::error("auditor: device allocated twice: {}", d);
+  if (metrics_) metrics_->SetDoubleAllocatedDevices(static_cast<double>(doubles.size()));
+  return doubles.size();
+}
+
+}  // namespace draco::reconcilers

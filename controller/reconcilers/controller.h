@@ -1,0 +1,121 @@
+// Controller: draco's claim lifecycle (a drop-in for kube-controller-manager's
+// resourceclaim-controller) plus allocation before scheduling.
+//
+// Keys. One work queue carries "pod:<ns>/<name>" and "claim:<ns>/<name>"; a key is never
+// processed by two workers at once (workqueue guarantee), so per-object logic needs no locks.
+//
+// Pod sync (SyncPod):
+//   1. For every spec.resourceClaims entry with a template: find the recorded claim, else an
+//      orphan controlled by the pod (owner index + pod-claim-name annotation; our own creates are
+//      assumed into the cache at once, so a retry never creates a duplicate), else create it from
+//      the template. Then server-side-apply the full set of resourceClaimStatuses this controller
+//      owns, if it changed.
+//   2. Bound pod: reserve allocated claims that are not reserved for it (UpdateStatus with RV).
+//   3. Pod with the draco.dev/allocation gate: filter nodes (fit + allocated claims' node
+//      selectors), let the allocator choose a node and devices for the unallocated claims, write
+//      finalizer (if missing) and status.allocation (+ allocationTimestamp, reservedFor the pod)
+//      with optimistic concurrency, then remove the gate. Unschedulable/errors give Warning Events
+//      on the pod and its claims and park the pod until slices, classes, nodes, taint rules or a
+//      deallocation change the picture (event-driven, no polling).
+// Claim sync (SyncClaim): drop reservedFor entries of deleted, finished or replaced pods (deleted
+// UID cache, lister, then a live GET before dropping a pod the cache does not know), deallocate
+// when the last consumer went (builtin finalizer present), remove the finalizer once unallocated
+// (after deallocation, or when the claim is being deleted), delete generated claims whose pod is
+// done, and allocate standalone claims annotated draco.dev/allocation=immediate.
+//
+// Threading: Reconcile() is called concurrently by the worker threads; the On*() event hooks by
+// informer threads. All are thread-safe. Allocation decisions are serialised by one mutex (the
+// allocator's in-flight marks need that); API writes run outside it, in parallel.
+#pragma once
+
+#include <atomic>
+#include <deque>
+#include <mutex>
+#include <set>
+#include <string>
+#include <unordered_set>
+
+#include "controller/metrics/controller_metrics.h"
+#include "controller/reconcilers/cluster_cache.h"
+#include "controller/reconcilers/interfaces.h"
+#include "controller/reconcilers/reconciler.h"
+
+namespace draco::reconcilers {
+
+struct ControllerOptions {
+  // Allocate claims of gated pods and immediate standalone claims (off: lifecycle only).
+  bool allocate = true;
+  // Requeue delay when a claim is being allocated by another worker.
+  Clock::Duration busy_retry = std::chrono::milliseconds(20);
+};
+
+class Controller {
+ public:
+  // All references must outlive the Controller. `metrics` may be null.
+  Controller(ClusterCache& cache, ApiWriter& writer, ClaimAllocator& allocator, EventSink& events,
+             Enqueuer& queue, Clock& clock, metrics::ControllerMetrics* metrics,
+             ControllerOptions options = {});
+
+  // Event hooks, called after the cache was updated. `old`/`now` may be null (add/delete).
+  void OnPod(const PodPtr& old, const PodPtr& now);
+  void OnClaim(const ClaimPtr& old, const ClaimPtr& now);
+  void OnTemplate(const TemplatePtr& t);
+  // Slices, classes, taint rules or nodes changed: retry parked allocations.
+  void OnAllocationInputsChanged();
+
+  // Start-up resync: every pod and claim in the cache.
+  void EnqueueAll();
+
+  StatusOr<Result> Reconcile(const Request& request);
+  StatusOr<Result> SyncPod(const std::string& ns, const std::string& name);
+  StatusOr<Result> SyncClaim(const std::string& ns, const std::string& name);
+
+  // Auditor: devices allocated to two claims that may not share them; updates the gauge and
+  // logs each finding. Returns the count.
+  size_t Audit();
+
+  // Number of pods/claims parked after a failed allocation (for tests and logs).
+  size_t ParkedCount() const;
+
+ private:
+  struct PodClaims {
+    std::vector<ClaimPtr> claims;  // resolved, pod order (null: missing user claim)
+    std::vector<std::string> missing;
+  };
+  StatusOr<bool> EnsureGeneratedClaims(const api::Pod& pod, PodClaims& out);
+  StatusOr<Result> ReserveForBoundPod(const api::Pod& pod, const PodClaims& claims);
+  StatusOr<Result> AllocateForPod(const api::Pod& pod, const PodClaims& claims);
+  StatusOr<Result> AllocateStandalone(const api::ResourceClaim& claim);
+  // Writes finalizer + allocation (+ reservation) for `claims`; returns updated claims.
+  Status WriteAllocations(const api::Pod* pod, const std::vector<ClaimPtr>& claims,
+                          const std::vector<api::AllocationResult>& results);
+  void ReportFailure(const api::Pod* pod, const std::vector<ClaimPtr>& claims,
+                     const std::string& reason, const std::string& message);
+  void Park(const std::string& key);
+  bool IsDeletedPod(const std::string& uid);
+  void RememberDeletedPod(const std::string& uid);
+  std::string NowTimestamp() const;
+
+  ClusterCache& cache_;
+  ApiWriter& writer_;
+  ClaimAllocator& allocator_;
+  EventSink& events_;
+  Enqueuer& queue_;
+  Clock& clock_;
+  metrics::ControllerMetrics* metrics_;
+  ControllerOptions options_;
+
+  std::mutex alloc_mu_;                         // serialises allocation decisions
+  std::unordered_set<std::string> allocating_;  // claim keys being written (guarded by alloc_mu_)
+
+  mutable std::mutex mu_;
+  std::set<std::string> parked_;  // queue keys waiting for an allocation-relevant change
+  std::deque<std::string> deleted_uids_order_;
+  std::unordered_set<std::string> deleted_uids_;
+};
+
+// Parses an RFC 3339 timestamp ("2026-01-02T03:04:05Z", optional fraction); nullopt if malformed.
+std::optional<std::chrono::system_clock::time_point> ParseTimestamp(const std::string& s);
+std::string FormatTimestamp(std::chrono::system_clock::time_point t);
+
+}  // namespace draco::reconcilers

@@ -1,0 +1,332 @@
+#include "controller/reconcilers/controller.h"
+
+#include <gtest/gtest.h>
+
+#include "controller/reconcilers/testing_fakes.h"
+
+namespace draco::reconcilers {
+namespace {
+
+using testing::FakeAllocator;
+using testing::FakeEvents;
+using testing::FakeQueue;
+using testing::FakeWriter;
+
+api::Node MakeNode(const std::string& name, bool ready = true) {
+  api::Node n;
+  n.metadata.name = name;
+  n.metadata.labels = {{"kubernetes.io/hostname", name}};
+  api::NodeCondition c;
+  c.type = "Ready";
+  c.status = ready ? "True" : "False";
+  n.status.conditions.push_back(c);
+  n.status.allocatable["pods"] = *api::Quantity::Parse("110");
+  n.status.allocatable["cpu"] = *api::Quantity::Parse("4");
+  n.status.allocatable["memory"] = *api::Quantity::Parse("16Gi");
+  return n;
+}
+
+api::Pod MakePod(const std::string& name, bool gated = true) {
+  api::Pod p;
+  p.metadata.name = name;
+  p.metadata.namespace_ = "ns";
+  p.metadata.uid = "uid-" + name;
+  p.metadata.resource_version = "1";
+  api::PodResourceClaim pc;
+  pc.name = "gpu";
+  pc.resource_claim_template_name = "tmpl";
+  p.spec.resource_claims.push_back(pc);
+  if (gated) {
+    api::PodSchedulingGate g;
+    g.name = std::string(kSchedulingGate);
+    p.spec.scheduling_gates.push_back(g);
+  }
+  p.status.phase = "Pending";
+  return p;
+}
+
+class ControllerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    api::ResourceClaimTemplate t;
+    t.metadata.name = "tmpl";
+    t.metadata.namespace_ = "ns";
+    t.spec.metadata.labels = {{"team", "ml"}};
+    t.spec.metadata.annotations = {{"note", "x"}};
+    api::DeviceRequest r;
+    r.name = "gpu";
+    r.exactly = api::ExactDeviceRequest{};
+    r.exactly->device_class_name = "gpu.example.com";
+    t.spec.spec.devices.requests.push_back(r);
+    cache.UpsertTemplate(std::make_shared<const api::ResourceClaimTemplate>(t));
+    cache.UpsertNode(std::make_shared<const api::Node>(MakeNode("node-0")));
+    cache.UpsertNode(std::make_shared<const api::Node>(MakeNode("node-1")));
+  }
+
+  // Plays the informer: copies the fake API server's state into the cache.
+  void Sync() {
+    for (const auto& c : cache.Claims()) {
+      if (!writer.claims.count(FakeWriter::K(c->metadata.namespace_, c->metadata.name))) {
+        cache.DeleteClaim(c->metadata.namespace_, c->metadata.name);
+      }
+    }
+    for (const auto& [k, c] : writer.claims) {
+      cache.UpsertClaim(std::make_shared<const api::ResourceClaim>(c));
+    }
+    for (const auto& [k, p] : writer.pods) cache.UpsertPod(std::make_shared<const api::Pod>(p));
+  }
+
+  void AddPod(const api::Pod& p) {
+    writer.pods[FakeWriter::K(p.metadata.namespace_, p.metadata.name)] = p;
+    cache.UpsertPod(std::make_shared<const api::Pod>(p));
+  }
+
+  ClusterCache cache;
+  FakeWriter writer;
+  FakeAllocator allocator;
+  FakeEvents events;
+  FakeQueue queue;
+  FakeClock clock;
+  Controller ctrl{cache, writer, allocator, events, queue, clock, nullptr};
+};
+
+TEST_F(ControllerTest, GatedPodGetsClaimAllocationAndLosesGate) {
+  AddPod(MakePod("train"));
+  auto r = ctrl.SyncPod("ns", "train");
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(writer.claims.size(), 1u);
+  const api::ResourceClaim& c = writer.claims.begin()->second;
+  EXPECT_EQ(c.metadata.generate_name, "train-gpu-");
+  EXPECT_EQ(c.metadata.labels.at("team"), "ml");
+  EXPECT_EQ(c.metadata.annotations.at("note"), "x");
+  EXPECT_EQ(c.metadata.annotations.at(std::string(kPodClaimNameAnnotation)), "gpu");
+  ASSERT_EQ(c.metadata.owner_references.size(), 1u);
+  EXPECT_EQ(c.metadata.owner_references[0].uid, "uid-train");
+  EXPECT_TRUE(c.metadata.owner_references[0].controller.value_or(false));
+  EXPECT_FALSE(c.metadata.owner_references[0].block_owner_deletion.has_value());
+  EXPECT_TRUE(HasFinalizer(c.metadata, kDeleteProtectionFinalizer));
+  ASSERT_TRUE(c.status.allocation.has_value());
+  EXPECT_TRUE(c.status.allocation->allocation_timestamp.has_value());
+  ASSERT_EQ(c.status.reserved_for.size(), 1u);
+  EXPECT_EQ(c.status.reserved_for[0].uid, "uid-train");
+  const api::Pod& p = writer.pods.at("ns/train");
+  ASSERT_EQ(p.status.resource_claim_statuses.size(), 1u);
+  EXPECT_EQ(p.status.resource_claim_statuses[0].resource_claim_name, c.metadata.name);
+  EXPECT_TRUE(p.spec.scheduling_gates.empty());
+  // Finalizer set at create: create, apply, status, ungate = 4 writes, no separate update.
+  EXPECT_EQ(writer.Count("update"), 0);
+  EXPECT_EQ(writer.calls.size(), 4u);
+  // A second sync (stale informer or not) changes nothing.
+  Sync();
+  writer.calls.clear();
+  ASSERT_TRUE(ctrl.SyncPod("ns", "train").ok());
+  EXPECT_TRUE(writer.calls.empty()) << writer.calls.front();
+}
+
+TEST_F(ControllerTest, FailedStatusApplyNeverCreatesDuplicateClaim) {
+  AddPod(MakePod("p"));
+  writer.fail_next.insert("apply");
+  EXPECT_FALSE(ctrl.SyncPod("ns", "p").ok());
+  // The pod's status is still empty in the cache, but the created claim was assumed.
+  ASSERT_TRUE(ctrl.SyncPod("ns", "p").ok());
+  EXPECT_EQ(writer.Count("create"), 1);
+  EXPECT_EQ(writer.claims.size(), 1u);
+}
+
+TEST_F(ControllerTest, UngatedPodOnlyGetsClaims) {
+  AddPod(MakePod("p", /*gated=*/false));
+  ASSERT_TRUE(ctrl.SyncPod("ns", "p").ok());
+  EXPECT_EQ(writer.claims.size(), 1u);
+  EXPECT_FALSE(writer.claims.begin()->second.status.allocation.has_value());
+  // kube-scheduler allocates it and adds the finalizer itself.
+  EXPECT_FALSE(HasFinalizer(writer.claims.begin()->second.metadata, kDeleteProtectionFinalizer));
+  EXPECT_EQ(allocator.calls, 0);
+}
+
+TEST_F(ControllerTest, MissingTemplateIsReportedAndRetried) {
+  api::Pod p = MakePod("p");
+  p.spec.resource_claims[0].resource_claim_template_name = "nope";
+  AddPod(p);
+  auto r = ctrl.SyncPod("ns", "p");
+  EXPECT_FALSE(r.ok());
+  ASSERT_FALSE(events.events.empty());
+  EXPECT_EQ(events.events[0].reason, "FailedResourceClaimCreation");
+}
+
+TEST_F(ControllerTest, NodeFilteringExcludesUnreadyTaintedAndUnselectedNodes) {
+  cache.UpsertNode(std::make_shared<const api::Node>(MakeNode("node-0", /*ready=*/false)));
+  api::Node tainted = MakeNode("node-2");
+  api::Taint t;
+  t.key = "gpu";
+  t.effect = "NoSchedule";
+  tainted.spec.taints.push_back(t);
+  cache.UpsertNode(std::make_shared<const api::Node>(tainted));
+  api::Node cordoned = MakeNode("node-3");
+  cordoned.spec.unschedulable = true;
+  cache.UpsertNode(std::make_shared<const api::Node>(cordoned));
+  api::Pod p = MakePod("p");
+  AddPod(p);
+  ASSERT_TRUE(ctrl.SyncPod("ns", "p").ok());
+  EXPECT_EQ(allocator.last_candidates, std::vector<std::string>{"node-1"});
+
+  api::Pod q = MakePod("q");
+  q.spec.node_selector = {{"kubernetes.io/hostname", "node-9"}};
+  AddPod(q);
+  ASSERT_TRUE(ctrl.SyncPod("ns", "q").ok());
+  EXPECT_EQ(ctrl.ParkedCount(), 1u);
+  bool found = false;
+  for (const auto& e : events.events) {
+    if (e.target.name == "q" &&
+        e.message.find("didn't match Pod's node affinity") != std::string::npos) {
+      found = true;
+    }
+  }
+  EXPECT_TRUE(found);
+}
+
+TEST_F(ControllerTest, AllocationFailureEmitsEventsParksAndRetriesOnInputChange) {
+  AddPod(MakePod("p"));
+  AllocateResponse fail;
+  fail.kind = AllocateResponse::Kind::kError;
+  fail.message = "CEL: no such key: model";
+  allocator.next_failure = fail;
+  ASSERT_TRUE(ctrl.SyncPod("ns", "p").ok());
+  ASSERT_EQ(events.events.size(), 2u);  // pod and claim
+  EXPECT_EQ(events.events[0].reason, "AllocationError");
+  EXPECT_NE(events.events[0].message.find("no such key: model"), std::string::npos);
+  EXPECT_EQ(events.events[1].target.kind, "ResourceClaim");
+  EXPECT_FALSE(writer.pods.at("ns/p").spec.scheduling_gates.empty());
+  queue.added.clear();
+  ctrl.OnAllocationInputsChanged();
+  EXPECT_TRUE(queue.added.count("pod:ns/p"));
+  EXPECT_EQ(ctrl.ParkedCount(), 0u);
+}
+
+TEST_F(ControllerTest, ConflictOnAllocationWriteRequeuesAndInvalidates) {
+  AddPod(MakePod("p"));
+  writer.fail_next.insert("conflict:status");
+  auto r = ctrl.SyncPod("ns", "p");
+  EXPECT_FALSE(r.ok());
+  EXPECT_TRUE(k8s::IsConflict(r.status())) << r.status();
+  EXPECT_EQ(allocator.invalidations, 1);
+  EXPECT_FALSE(writer.pods.at("ns/p").spec.scheduling_gates.empty());
+  Sync();
+  ASSERT_TRUE(ctrl.SyncPod("ns", "p").ok());
+  EXPECT_TRUE(writer.pods.at("ns/p").spec.scheduling_gates.empty());
+  EXPECT_EQ(writer.claims.size(), 1u);
+}
+
+TEST_F(ControllerTest, SharedAllocatedClaimConstrainsNodeAndIsNotReallocated) {
+  AddPod(MakePod("a"));
+  ASSERT_TRUE(ctrl.SyncPod("ns", "a").ok());
+  Sync();
+  std::string claim_name = writer.claims.begin()->second.metadata.name;
+  api::Pod b = MakePod("b");
+  b.spec.resource_claims[0].resource_claim_template_name.reset();
+  b.spec.resource_claims[0].resource_claim_name = claim_name;
+  AddPod(b);
+  int calls = allocator.calls;
+  ASSERT_TRUE(ctrl.SyncPod("ns", "b").ok());
+  EXPECT_EQ(allocator.calls, calls);  // nothing to allocate
+  EXPECT_TRUE(writer.pods.at("ns/b").spec.scheduling_gates.empty());
+}
+
+TEST_F(ControllerTest, BoundPodGetsReservation) {
+  AddPod(MakePod("a"));
+  ASSERT_TRUE(ctrl.SyncPod("ns", "a").ok());
+  Sync();
+  auto claim = writer.claims.begin()->second;
+  api::Pod b = MakePod("b", false);
+  b.spec.resource_claims[0].resource_claim_template_name.reset();
+  b.spec.resource_claims[0].resource_claim_name = claim.metadata.name;
+  b.spec.node_name = "node-0";
+  AddPod(b);
+  ASSERT_TRUE(ctrl.SyncPod("ns", "b").ok());
+  EXPECT_EQ(writer.claims.begin()->second.status.reserved_for.size(), 2u);
+}
+
+TEST_F(ControllerTest, FinishedPodReleasesDeallocatesAndDeletesGeneratedClaim) {
+  AddPod(MakePod("p"));
+  ASSERT_TRUE(ctrl.SyncPod("ns", "p").ok());
+  Sync();
+  api::Pod done = writer.pods.at("ns/p");
+  done.spec.node_name = "node-0";
+  done.status.phase = "Succeeded";
+  AddPod(done);
+  std::string name = writer.claims.begin()->second.metadata.name;
+  queue.added.clear();
+  ctrl.OnPod(nullptr, cache.GetPod("ns", "p"));
+  EXPECT_TRUE(queue.added.count("claim:ns/" + name));
+  ASSERT_TRUE(ctrl.SyncClaim("ns", name).ok());
+  // reservedFor dropped + deallocated, finalizer removed, claim deleted.
+  EXPECT_EQ(writer.Count("status " + name), 2);  // allocate earlier, deallocate now
+  EXPECT_EQ(writer.Count("update " + name), 1);
+  EXPECT_EQ(writer.Count("delete " + name), 1);
+  EXPECT_TRUE(writer.claims.empty());
+}
+
+TEST_F(ControllerTest, UnknownPodIsCheckedLiveBeforeDroppingReservation) {
+  AddPod(MakePod("p"));
+  ASSERT_TRUE(ctrl.SyncPod("ns", "p").ok());
+  Sync();
+  std::string name = writer.claims.begin()->second.metadata.name;
+  cache.DeletePod("ns", "p");  // cache lost the pod, but it still exists
+  writer.live_pods["ns/p"] = writer.pods.at("ns/p");
+  ASSERT_TRUE(ctrl.SyncClaim("ns", name).ok());
+  EXPECT_EQ(writer.Count("get p"), 1);
+  EXPECT_EQ(writer.claims.at("ns/" + name).status.reserved_for.size(), 1u);
+  // Now it is really gone.
+  writer.live_pods.clear();
+  ASSERT_TRUE(ctrl.SyncClaim("ns", name).ok());
+  EXPECT_TRUE(writer.claims.at("ns/" + name).status.reserved_for.empty());
+  EXPECT_FALSE(writer.claims.at("ns/" + name).status.allocation.has_value());
+}
+
+TEST_F(ControllerTest, DeletedClaimIsDeallocatedAndFinalizerRemoved) {
+  AddPod(MakePod("p"));
+  ASSERT_TRUE(ctrl.SyncPod("ns", "p").ok());
+  Sync();
+  std::string name = writer.claims.begin()->second.metadata.name;
+  ctrl.OnPod(cache.GetPod("ns", "p"), nullptr);  // pod deleted: UID remembered
+  cache.DeletePod("ns", "p");
+  ASSERT_TRUE(writer.DeleteClaim("ns", name, "").ok());  // the garbage collector
+  Sync();
+  ASSERT_TRUE(ctrl.SyncClaim("ns", name).ok());
+  EXPECT_TRUE(writer.claims.empty());
+}
+
+TEST_F(ControllerTest, ImmediateStandaloneClaimIsAllocated) {
+  api::ResourceClaim c;
+  c.metadata.name = "shared";
+  c.metadata.namespace_ = "ns";
+  c.metadata.annotations[std::string(kAllocationAnnotation)] = "immediate";
+  ASSERT_TRUE(writer.CreateClaim(c).ok());
+  Sync();
+  ASSERT_TRUE(ctrl.SyncClaim("ns", "shared").ok());
+  const auto& s = writer.claims.at("ns/shared");
+  ASSERT_TRUE(s.status.allocation.has_value());
+  EXPECT_TRUE(s.status.reserved_for.empty());
+  EXPECT_TRUE(HasFinalizer(s.metadata, kDeleteProtectionFinalizer));
+}
+
+TEST_F(ControllerTest, EnqueueAllResyncsPodsAndClaims) {
+  AddPod(MakePod("p"));
+  ASSERT_TRUE(ctrl.SyncPod("ns", "p").ok());
+  Sync();
+  queue.added.clear();
+  ctrl.EnqueueAll();
+  EXPECT_TRUE(queue.added.count("pod:ns/p"));
+  EXPECT_TRUE(queue.added.count("claim:ns/" + writer.claims.begin()->second.metadata.name));
+}
+
+TEST(TimestampTest, RoundTrips) {
+  auto t = ParseTimestamp("2026-03-04T05:06:07Z");
+  ASSERT_TRUE(t.has_value());
+  EXPECT_EQ(FormatTimestamp(*t), "2026-03-04T05:06:07Z");
+  auto f = ParseTimestamp("2026-03-04T05:06:07.250000Z");
+  EXPECT_EQ(std::chrono::duration_cast<std::chrono::milliseconds>(*f - *t).count(), 250);
+  EXPECT_FALSE(ParseTimestamp("yesterday").has_value());
+}
+
+}  // namespace
+}  // namespace draco::reconcilers

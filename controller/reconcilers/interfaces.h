@@ -1,0 +1,98 @@
+// The narrow seams of the reconcilers: where they write (ApiWriter), where they report
+// (EventSink), how they ask for more work (Enqueuer) and how they allocate (ClaimAllocator).
+// Production implementations: RestApiWriter / AsyncEventRecorder (api_writer.h), the workqueue
+// adapter in run.cc, SnapshotAllocator (snapshot_allocator.h). Tests use fakes.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "controller/api/types.h"
+#include "controller/reconcilers/cluster_cache.h"
+#include "k8sclient/base/clock.h"
+#include "k8sclient/base/status.h"
+
+namespace draco::reconcilers {
+
+// All API writes of the reconcilers. Every method blocks until the API server answered and is
+// thread-safe. Errors are the RestClient's (k8sclient/api_error.h predicates apply: IsConflict,
+// IsNotFound, ...).
+class ApiWriter {
+ public:
+  virtual ~ApiWriter() = default;
+  // POST; `claim` carries generateName.
+  virtual StatusOr<ClaimPtr> CreateClaim(const api::ResourceClaim& claim) = 0;
+  // PUT with metadata.resourceVersion (409 on a stale version). Changes metadata/spec only.
+  virtual StatusOr<ClaimPtr> UpdateClaim(const api::ResourceClaim& claim) = 0;
+  // PUT .../status with metadata.resourceVersion.
+  virtual StatusOr<ClaimPtr> UpdateClaimStatus(const api::ResourceClaim& claim) = 0;
+  // DELETE with a UID precondition (a re-created claim of the same name is left alone).
+  virtual Status DeleteClaim(const std::string& ns, const std::string& name,
+                             const std::string& uid) = 0;
+  // Server-side apply of pods/status resourceClaimStatuses: `statuses` is the complete set this
+  // field manager owns.
+  virtual StatusOr<PodPtr> ApplyPodClaimStatuses(
+      const api::Pod& pod, const std::vector<api::PodResourceClaimStatus>& statuses) = 0;
+  // Removes scheduling gate `gate` (JSON patch guarded by a test of the entry).
+  virtual StatusOr<PodPtr> RemoveSchedulingGate(const api::Pod& pod, std::string_view gate) = 0;
+  // Live GET; nullptr when the pod does not exist.
+  virtual StatusOr<PodPtr> GetPodLive(const std::string& ns, const std::string& name) = 0;
+};
+
+// The object an Event is about.
+struct EventTarget {
+  std::string api_version;  // "v1" or "resource.k8s.io/v1"
+  std::string kind;         // "Pod" or "ResourceClaim"
+  std::string namespace_name;
+  std::string name;
+  std::string uid;
+};
+
+// Records Kubernetes Events. Must not block the caller on the API server. Thread-safe.
+class EventSink {
+ public:
+  virtual ~EventSink() = default;
+  virtual void Record(const EventTarget& target, std::string_view type, std::string_view reason,
+                      std::string message) = 0;
+};
+
+// Adds keys to the work queue ("pod:ns/name", "claim:ns/name"). Thread-safe, non-blocking.
+class Enqueuer {
+ public:
+  virtual ~Enqueuer() = default;
+  virtual void Add(const std::string& key) = 0;
+  virtual void AddAfter(const std::string& key, Clock::Duration delay) = 0;
+};
+
+// What the controller asks of the allocator: allocate `claims` (unallocated, pod order) on one of
+// `candidates` (already filtered for the pod: fit, readiness, taints, affinity, resources, and
+// the node selectors of the pod's already-allocated claims).
+struct AllocateRequest {
+  std::string pod_key;  // "" for a standalone (immediate) claim
+  std::vector<ClaimPtr> claims;
+  std::vector<NodePtr> candidates;
+};
+
+struct AllocateResponse {
+  enum class Kind { kAllocated, kUnschedulable, kError };
+  Kind kind = Kind::kUnschedulable;
+  std::string node;                            // kAllocated: the chosen node
+  std::vector<api::AllocationResult> results;  // kAllocated: one per claim
+  std::string message;                         // explanation (kUnschedulable, kError)
+};
+
+// Not thread-safe: the controller serialises calls (one allocation decision at a time, which is
+// also what keeps two workers from handing out the same device). A successful Allocate marks the
+// devices as in use immediately; Invalidate() drops such marks (after a failed write) by
+// rebuilding from the cache on the next call.
+class ClaimAllocator {
+ public:
+  virtual ~ClaimAllocator() = default;
+  virtual AllocateResponse Allocate(const AllocateRequest& request) = 0;
+  virtual void Invalidate() = 0;
+};
+
+}  // namespace draco::reconcilers

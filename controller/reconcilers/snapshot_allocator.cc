@@ -1,0 +1,161 @@
+#include "controller/reconcilers/snapshot_allocator.h"
+
+#include <limits>
+
+#include <rapidjson/document.h>
+
+#include "controller/allocator/explain.h"
+#include "controller/allocator/json_codec.h"
+#include "controller/api/codec.h"
+
+namespace draco::reconcilers {
+namespace {
+
+constexpr size_t kMaxMessage = 900;  // Event messages are kept short (events.k8s.io: 1 KiB)
+
+std::string Truncate(std::string s) {
+  if (s.size() > kMaxMessage) s = s.substr(0, kMaxMessage - 3) + "...";
+  return s;
+}
+
+}  // namespace
+
+StatusOr<alloc::ResourceClaim> ToAllocClaim(const api::ResourceClaim& claim) {
+  std::string json = api::Encode(claim);
+  rapidjson::Document d;
+  d.Parse(json.data(), json.size());
+  if (d.HasParseError()) return InternalError("re-encoded claim is not JSON");
+  auto c = alloc::DecodeResourceClaim(d);
+  if (!c.ok()) return c.status();
+  alloc::DefaultClaim(*c);
+  return c;
+}
+
+StatusOr<alloc::AllocationResult> ToAllocResult(const api::AllocationResult& r) {
+  std::string json = api::Encode(r);
+  rapidjson::Document d;
+  d.Parse(json.data(), json.size());
+  if (d.HasParseError()) return InternalError("re-encoded allocation is not JSON");
+  return alloc::DecodeAllocationResult(d);
+}
+
+StatusOr<api::AllocationResult> FromAllocResult(const alloc::AllocationResult& r) {
+  return api::Decode<api::AllocationResult>(alloc::AllocationResultToJson(r));
+}
+
+alloc::Node ToAllocNode(const api::Node& node) {
+  alloc::Node n;
+  n.name = node.metadata.name;
+  n.labels = node.metadata.labels;
+  return n;
+}
+
+SnapshotAllocator::SnapshotAllocator(ClusterCache& cache, alloc::Allocator::Config config)
+    : cache_(cache), config_(std::move(config)) {}
+
+Status SnapshotAllocator::EnsureSnapshot() {
+  CacheGenerations gen = cache_.Generations();
+  uint64_t end = 0;
+  if (!alloc_ || dirty_ || gen.inputs != built_.inputs ||
+      gen.deallocations != built_.deallocations) {
+    (void)cache_.AllocationsSince(std::numeric_limits<uint64_t>::max(), &end);
+    std::vector<alloc::ResourceClaim> allocated;
+    std::unordered_set<std::string> uids;
+    for (const auto& c : cache_.Claims()) {
+      if (!c->status.allocation) continue;
+      auto ac = ToAllocClaim(*c);
+      if (!ac.ok()) continue;  // undecodable claims cannot be represented; skip
+      allocated.push_back(std::move(*ac));
+      uids.insert(c->metadata.uid);
+    }
+    auto a = alloc::Allocator::Create(config_, cache_.ClassModels(), cache_.SliceModels(),
+                                      cache_.TaintRuleModels(), allocated);
+    if (!a.ok()) return a.status();
+    alloc_ = std::move(*a);
+    committed_ = std::move(uids);
+    built_ = gen;
+    log_pos_ = end;
+    dirty_ = false;
+    ++rebuilds_;
+    cache_.TrimAllocationLog(end);
+    return OkStatus();
+  }
+  for (const auto& c : cache_.AllocationsSince(log_pos_, &end)) {
+    if (!c->status.allocation || committed_.count(c->metadata.uid)) continue;
+    auto r = ToAllocResult(*c->status.allocation);
+    if (!r.ok()) continue;
+    alloc_->Commit(*r);
+    committed_.insert(c->metadata.uid);
+  }
+  log_pos_ = end;
+  cache_.TrimAllocationLog(end);
+  return OkStatus();
+}
+
+AllocateResponse SnapshotAllocator::Allocate(const AllocateRequest& req) {
+  AllocateResponse resp;
+  Status st = EnsureSnapshot();
+  if (!st.ok()) {
+    resp.kind = AllocateResponse::Kind::kError;
+    resp.message = Truncate(st.message());
+    return resp;
+  }
+  std::vector<alloc::ResourceClaim> claims;
+  for (const auto& c : req.claims) {
+    auto ac = ToAllocClaim(*c);
+    if (!ac.ok()) {
+      resp.kind = AllocateResponse::Kind::kError;
+      resp.message = Truncate("claim " + c->metadata.name + ": " + ac.status().message());
+      return resp;
+    }
+    claims.push_back(std::move(*ac));
+  }
+  std::vector<const alloc::ResourceClaim*> ptrs;
+  for (const auto& c : claims) ptrs.push_back(&c);
+  std::vector<alloc::Node> nodes;
+  nodes.reserve(req.candidates.size());
+  for (const auto& n : req.candidates) nodes.push_back(ToAllocNode(*n));
+  if (nodes.empty()) {
+    resp.message = "no candidate nodes";
+    return resp;
+  }
+  size_t start = next_start_++ % nodes.size();
+  alloc::Outcome out = alloc_->AllocateOnAnyNode(nodes, ptrs, start);
+  switch (out.kind) {
+    case alloc::Outcome::Kind::kAllocated: {
+      for (const auto& r : out.results) {
+        auto ar = FromAllocResult(r);
+        if (!ar.ok()) {
+          resp.kind = AllocateResponse::Kind::kError;
+          resp.message = Truncate("allocation result: " + ar.status().message());
+          dirty_ = true;
+          return resp;
+        }
+        resp.results.push_back(std::move(*ar));
+      }
+      for (const auto& r : out.results) alloc_->Commit(r);
+      for (const auto& c : req.claims) committed_.insert(c->metadata.uid);
+      resp.kind = AllocateResponse::Kind::kAllocated;
+      resp.node = out.node;
+      return resp;
+    }
+    case alloc::Outcome::Kind::kError:
+      resp.kind = AllocateResponse::Kind::kError;
+      resp.message = Truncate(out.message);
+      return resp;
+    case alloc::Outcome::Kind::kTimeout:
+    case alloc::Outcome::Kind::kUnsatisfiable: {
+      resp.kind = AllocateResponse::Kind::kUnschedulable;
+      // Explain on the first candidate: the funnel says which filter removed the devices.
+      alloc::Explanation e = alloc_->Explain(nodes[start], ptrs);
+      std::string text = std::to_string(nodes.size()) + " candidate node(s), none fits";
+      if (!out.message.empty()) text += " (" + out.message + ")";
+      text += "; on " + nodes[start].name + ": " + alloc::ExplanationToText(e);
+      resp.message = Truncate(text);
+      return resp;
+    }
+  }
+  return resp;
+}
+
+}  // namespace draco::reconcilers

@@ -1,0 +1,54 @@
+// SnapshotAllocator: the ClaimAllocator over draco's structured-parameters allocator
+// (controller/allocator), kept incrementally in step with the ClusterCache.
+//
+// The alloc::Allocator snapshot (classes, slices, taint rules, allocated devices) is built once and
+// then maintained: allocations that appear in the cache (by draco or by anyone else, e.g.
+// kube-scheduler) are committed from the cache's allocation log; draco's own results are committed
+// the moment they are chosen (in flight). The snapshot is rebuilt only when slices, classes or
+// taint rules changed, when an allocation disappeared (devices freed), or after Invalidate().
+//
+// Node choice: candidate nodes are tried round-robin from a rotating start (spreading pods like
+// kube-scheduler's default spreading does), first fit.
+//
+// Not thread-safe (see ClaimAllocator): the controller serialises calls.
+#pragma once
+
+#include <memory>
+#include <unordered_set>
+
+#include "controller/allocator/allocator.h"
+#include "controller/reconcilers/cluster_cache.h"
+#include "controller/reconcilers/interfaces.h"
+
+namespace draco::reconcilers {
+
+class SnapshotAllocator : public ClaimAllocator {
+ public:
+  // `cache` must outlive the allocator. config.selectors is required for CEL selectors.
+  SnapshotAllocator(ClusterCache& cache, alloc::Allocator::Config config);
+  AllocateResponse Allocate(const AllocateRequest& request) override;
+  void Invalidate() override { dirty_ = true; }
+
+  int64_t rebuilds() const { return rebuilds_; }
+
+ private:
+  Status EnsureSnapshot();
+
+  ClusterCache& cache_;
+  alloc::Allocator::Config config_;
+  std::unique_ptr<alloc::Allocator> alloc_;
+  CacheGenerations built_{};
+  uint64_t log_pos_ = 0;
+  std::unordered_set<std::string> committed_;  // claim UIDs in the snapshot
+  bool dirty_ = true;
+  size_t next_start_ = 0;
+  int64_t rebuilds_ = 0;
+};
+
+// Conversions between controller/api and the allocator model (through their JSON forms).
+StatusOr<alloc::ResourceClaim> ToAllocClaim(const api::ResourceClaim& claim);
+StatusOr<alloc::AllocationResult> ToAllocResult(const api::AllocationResult& r);
+StatusOr<api::AllocationResult> FromAllocResult(const alloc::AllocationResult& r);
+alloc::Node ToAllocNode(const api::Node& node);
+
+}  // namespace draco::reconcilers

@@ -1,0 +1,212 @@
+// Test doubles for the reconcilers' seams (header-only, tests only).
+#pragma once
+
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "controller/reconcilers/interfaces.h"
+#include "k8sclient/api_error.h"
+
+namespace draco::reconcilers::testing {
+
+inline Status ApiErr(int code, const std::string& reason) {
+  k8s::ApiError e;
+  e.http_code = code;
+  e.reason = reason;
+  e.message = reason;
+  return e.ToStatus();
+}
+
+// In-memory API server for claims and pods: resourceVersions, 409 on stale updates, generateName,
+// status/main-resource separation, call log, failure injection.
+class FakeWriter : public ApiWriter {
+ public:
+  std::map<std::string, api::ResourceClaim> claims;  // ns/name
+  std::map<std::string, api::Pod> pods;
+  std::vector<std::string> calls;
+  std::set<std::string> fail_next;  // call names to fail once with 500 (or 409 for "conflict:")
+  int rv = 1000;
+  int name_seq = 0;
+
+  bool Fail(const std::string& call, Status* st) {
+    if (fail_next.erase("conflict:" + call)) {
+      *st = ApiErr(409, "Conflict");
+      return true;
+    }
+    if (fail_next.erase(call)) {
+      *st = ApiErr(500, "InternalError");
+      return true;
+    }
+    return false;
+  }
+  static std::string K(const std::string& ns, const std::string& n) { return ns + "/" + n; }
+
+  StatusOr<ClaimPtr> CreateClaim(const api::ResourceClaim& c) override {
+    calls.push_back("create " + c.metadata.generate_name);
+    Status st;
+    if (Fail("create", &st)) return st;
+    api::ResourceClaim s = c;
+    if (s.metadata.name.empty())
+      s.metadata.name = c.metadata.generate_name + "x" + std::to_string(++name_seq);
+    s.metadata.uid = "uid-" + s.metadata.name;
+    s.metadata.resource_version = std::to_string(++rv);
+    s.metadata.creation_timestamp = "2026-01-01T00:00:00Z";
+    claims[K(s.metadata.namespace_, s.metadata.name)] = s;
+    return std::make_shared<const api::ResourceClaim>(s);
+  }
+  StatusOr<ClaimPtr> Put(const api::ResourceClaim& c, bool status) {
+    auto it = claims.find(K(c.metadata.namespace_, c.metadata.name));
+    if (it == claims.end()) return ApiErr(404, "NotFound");
+    if (c.metadata.resource_version != it->second.metadata.resource_version) {
+      return ApiErr(409, "Conflict");
+    }
+    api::ResourceClaim s = it->second;
+    if (status) {
+      s.status = c.status;
+    } else {
+      s.metadata.finalizers = c.metadata.finalizers;
+      s.metadata.labels = c.metadata.labels;
+      s.metadata.annotations = c.metadata.annotations;
+    }
+    s.metadata.resource_version = std::to_string(++rv);
+    if (s.metadata.deletion_timestamp && s.metadata.finalizers.empty()) {
+      claims.erase(it);
+    } else {
+      it->second = s;
+    }
+    return std::make_shared<const api::ResourceClaim>(s);
+  }
+  StatusOr<ClaimPtr> UpdateClaim(const api::ResourceClaim& c) override {
+    calls.push_back("update " + c.metadata.name);
+    Status st;
+    if (Fail("update", &st)) return st;
+    return Put(c, false);
+  }
+  StatusOr<ClaimPtr> UpdateClaimStatus(const api::ResourceClaim& c) override {
+    calls.push_back("status " + c.metadata.name);
+    Status st;
+    if (Fail("status", &st)) return st;
+    return Put(c, true);
+  }
+  Status DeleteClaim(const std::string& ns, const std::string& name,
+                     const std::string& uid) override {
+    calls.push_back("delete " + name);
+    auto it = claims.find(K(ns, name));
+    if (it == claims.end()) return ApiErr(404, "NotFound");
+    if (!uid.empty() && it->second.metadata.uid != uid) return ApiErr(409, "Conflict");
+    if (it->second.metadata.finalizers.empty()) {
+      claims.erase(it);
+    } else {
+      it->second.metadata.deletion_timestamp = "2026-01-01T00:00:01Z";
+      it->second.metadata.resource_version = std::to_string(++rv);
+    }
+    return OkStatus();
+  }
+  StatusOr<PodPtr> ApplyPodClaimStatuses(
+      const api::Pod& pod, const std::vector<api::PodResourceClaimStatus>& statuses) override {
+    calls.push_back("apply " + pod.metadata.name);
+    Status st;
+    if (Fail("apply", &st)) return st;
+    api::Pod p = pods.count(K(pod.metadata.namespace_, pod.metadata.name))
+                     ? pods[K(pod.metadata.namespace_, pod.metadata.name)]
+                     : pod;
+    p.status.resource_claim_statuses = statuses;
+    p.metadata.resource_version = std::to_string(++rv);
+    pods[K(pod.metadata.namespace_, pod.metadata.name)] = p;
+    return std::make_shared<const api::Pod>(p);
+  }
+  StatusOr<PodPtr> RemoveSchedulingGate(const api::Pod& pod, std::string_view gate) override {
+    calls.push_back("ungate " + pod.metadata.name);
+    Status st;
+    if (Fail("ungate", &st)) return st;
+    api::Pod p = pods.count(K(pod.metadata.namespace_, pod.metadata.name))
+                     ? pods[K(pod.metadata.namespace_, pod.metadata.name)]
+                     : pod;
+    std::erase_if(p.spec.scheduling_gates, [&](const auto& g) { return g.name == gate; });
+    p.metadata.resource_version = std::to_string(++rv);
+    pods[K(pod.metadata.namespace_, pod.metadata.name)] = p;
+    return std::make_shared<const api::Pod>(p);
+  }
+  std::map<std::string, api::Pod> live_pods;
+  StatusOr<PodPtr> GetPodLive(const std::string& ns, const std::string& name) override {
+    calls.push_back("get " + name);
+    auto it = live_pods.find(K(ns, name));
+    if (it == live_pods.end()) return PodPtr(nullptr);
+    return std::make_shared<const api::Pod>(it->second);
+  }
+  int Count(const std::string& prefix) const {
+    int n = 0;
+    for (const auto& c : calls) n += c.rfind(prefix, 0) == 0;
+    return n;
+  }
+};
+
+class FakeEvents : public EventSink {
+ public:
+  struct Ev {
+    EventTarget target;
+    std::string type, reason, message;
+  };
+  std::vector<Ev> events;
+  void Record(const EventTarget& t, std::string_view type, std::string_view reason,
+              std::string message) override {
+    events.push_back({t, std::string(type), std::string(reason), std::move(message)});
+  }
+};
+
+class FakeQueue : public Enqueuer {
+ public:
+  std::set<std::string> added;
+  void Add(const std::string& key) override { added.insert(key); }
+  void AddAfter(const std::string& key, Clock::Duration) override { added.insert(key); }
+};
+
+// Allocates every request on the first candidate node, device "dev-<n>" from pool = node name,
+// or returns a scripted failure.
+class FakeAllocator : public ClaimAllocator {
+ public:
+  std::optional<AllocateResponse> next_failure;
+  int calls = 0;
+  int invalidations = 0;
+  int next_device = 0;
+  std::vector<std::string> last_candidates;
+  AllocateResponse Allocate(const AllocateRequest& req) override {
+    ++calls;
+    last_candidates.clear();
+    for (const auto& n : req.candidates) last_candidates.push_back(n->metadata.name);
+    if (next_failure) {
+      auto r = *next_failure;
+      next_failure.reset();
+      return r;
+    }
+    AllocateResponse r;
+    r.kind = AllocateResponse::Kind::kAllocated;
+    r.node = req.candidates.front()->metadata.name;
+    for (size_t i = 0; i < req.claims.size(); ++i) {
+      api::AllocationResult a;
+      api::DeviceRequestAllocationResult d;
+      d.request = "gpu";
+      d.driver = "gpu.example.com";
+      d.pool = r.node;
+      d.device = "dev-" + std::to_string(next_device++);
+      a.devices.results.push_back(d);
+      api::NodeSelector ns;
+      api::NodeSelectorTerm t;
+      api::NodeSelectorRequirement req_;
+      req_.key = "metadata.name";
+      req_.operator_ = "In";
+      req_.values = {r.node};
+      t.match_fields.push_back(req_);
+      ns.node_selector_terms.push_back(t);
+      a.node_selector = ns;
+      r.results.push_back(a);
+    }
+    return r;
+  }
+  void Invalidate() override { ++invalidations; }
+};
+
+}  // namespace draco::reconcilers::testing
