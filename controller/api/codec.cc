@@ -1027,6 +1027,13 @@ bool HasStrayFlowEntry(std::string_view y) {
 }
 
 StatusOr<std::vector<YAML::Node>> LoadYaml(std::string_view yaml) {
+  // YAML forbids C0 control characters other than tab, LF and CR; yaml-cpp 0.7 misreads NUL as an
+  // end of input and can then hang, so refuse them up front.
+  for (char c : yaml) {
+    if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r') {
+      return InvalidArgumentError("invalid YAML: control character in input");
+    }
+  }
   if (HasStrayFlowEntry(yaml)) {
     return InvalidArgumentError("invalid YAML: ',' outside a flow collection");
   }

@@ -211,6 +211,8 @@ TEST(CodecTest, RejectsStrayCommasThatHangYamlCpp) {
     SCOPED_TRACE(std::string(y));
     EXPECT_EQ(DecodeManifests(y).status().message(), "invalid YAML: ',' outside a flow collection");
   }
+  EXPECT_EQ(DecodeManifests(std::string_view("\0\0, a: b", 8)).status().message(),
+            "invalid YAML: control character in input");
   // Commas in plain scalars, quotes, flow collections, comments and block scalars are fine.
   StatusOr<std::string> j = YamlToJson(
       "a: b, c\nd: 'x, y'\ne: [1, 2]\nf: {g: h, i: j} # k, l\nm: |\n  ,n\n  ,o\np: it's, ok\n");
