@@ -1,0 +1,103 @@
+// alloc_bench: draco's counterpart of `oracle bench-alloc`. Reads `oracle allocate` scenario lines
+// on stdin; per line runs the scenario `-iters N` times and prints the median times:
+//   ns          Allocator::Create (snapshot indexing) + Allocate, cold caches
+//   allocateNs  Allocate alone on an allocator built once (warm per-node/selector caches), which
+//               is what a long-running controller pays per pod and node
+// fillUp lines: ns is the whole fill-up (fresh allocator), perClaimNs = ns / claims.
+// Also prints the outcome, search steps and the allocator's index bytes per device.
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "controller/allocator/scenario.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using draco::alloc::Allocator;
+using draco::alloc::Outcome;
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int iters = 20;
+  for (int i = 1; i + 1 < argc; ++i) {
+    if (std::strcmp(argv[i], "-iters") == 0) iters = std::max(1, std::atoi(argv[i + 1]));
+  }
+  auto selectors = draco::alloc::NewCelSelectorCompiler();
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    if (line.empty()) continue;
+    auto s = draco::alloc::ParseScenario(line);
+    if (!s.ok()) {
+      std::cout << "{\"inputError\":\"" << s.status().message() << "\"}\n";
+      continue;
+    }
+    if (s->claims.empty()) continue;  // CEL-only lines (S3c)
+    Allocator::Config cfg;
+    cfg.features = s->features;
+    cfg.selectors = selectors;
+    cfg.timeout = std::chrono::milliseconds(10000);
+    std::vector<const draco::alloc::ResourceClaim*> claims;
+    for (const auto& c : s->claims) claims.push_back(&c);
+    draco::alloc::Node node = s->node.value_or(draco::alloc::Node{});
+    std::vector<double> cold, warm;
+    std::string outcome;
+    int64_t steps = 0;
+    double bytes_per_device = 0;
+    if (s->mode == "fillUp") {
+      int runs = std::min(iters, 3);
+      for (int k = 0; k < runs; ++k) {
+        auto t0 = Clock::now();
+        auto a = Allocator::Create(cfg, s->classes, s->slices, s->taint_rules, s->allocated_claims);
+        int allocated = 0;
+        for (size_t i = 0; i < claims.size(); ++i) {
+          Outcome o = (*a)->AllocateOnAnyNode(s->nodes, {claims[i]}, i % s->nodes.size());
+          if (o.kind == Outcome::Kind::kAllocated) {
+            (*a)->Commit(o.results[0]);
+            ++allocated;
+          }
+        }
+        cold.push_back(std::chrono::duration<double, std::nano>(Clock::now() - t0).count());
+        outcome = "fillUp:" + std::to_string(allocated) + "/" + std::to_string(claims.size());
+        bytes_per_device = (*a)->IndexBytesPerDevice();
+      }
+      double ns = Median(cold);
+      std::cout << "{\"id\":\"" << s->id << "\",\"iters\":" << runs << ",\"ns\":" << int64_t(ns)
+                << ",\"perClaimNs\":" << int64_t(ns / double(claims.size())) << ",\"outcome\":\""
+                << outcome << "\",\"bytesPerDevice\":" << int64_t(bytes_per_device) << "}"
+                << std::endl;
+      continue;
+    }
+    for (int k = 0; k < iters; ++k) {
+      auto t0 = Clock::now();
+      auto a = Allocator::Create(cfg, s->classes, s->slices, s->taint_rules, s->allocated_claims);
+      Outcome o = (*a)->Allocate(node, claims);
+      cold.push_back(std::chrono::duration<double, std::nano>(Clock::now() - t0).count());
+      outcome = std::string(draco::alloc::OutcomeKindName(o.kind));
+      steps = o.search_steps;
+    }
+    auto a = Allocator::Create(cfg, s->classes, s->slices, s->taint_rules, s->allocated_claims);
+    (*a)->Allocate(node, claims);  // warm the per-node caches
+    int warm_iters = std::max(iters, 50);
+    for (int k = 0; k < warm_iters; ++k) {
+      auto t0 = Clock::now();
+      Outcome o = (*a)->Allocate(node, claims);
+      warm.push_back(std::chrono::duration<double, std::nano>(Clock::now() - t0).count());
+    }
+    bytes_per_device = (*a)->IndexBytesPerDevice();
+    std::cout << "{\"id\":\"" << s->id << "\",\"iters\":" << iters
+              << ",\"ns\":" << int64_t(Median(cold)) << ",\"allocateNs\":" << int64_t(Median(warm))
+              << ",\"outcome\":\"" << outcome << "\",\"searchSteps\":" << steps
+              << ",\"bytesPerDevice\":" << int64_t(bytes_per_device) << "}" << std::endl;
+  }
+  return 0;
+}
