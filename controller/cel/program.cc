@@ -127,7 +127,7 @@ Value ApplyQualifier(const Value& obj, const Value& key, bool field) {
         return Value::Error("unsupported index type '" + key.TypeName() + "' in list");
       }
       if (idx < 0 || static_cast<uint64_t>(idx) >= obj.list().size()) {
-        return Value::Error("index out of range: " + std::to_string(idx));
+        return Value::Error("index out of bounds: " + std::to_string(idx));
       }
       return obj.list().Get(static_cast<size_t>(idx));
     }
@@ -249,7 +249,7 @@ class ChainNode final : public Node {
     if (obj.kind() == Kind::kList) {
       Value v = ApplyQualifier(obj, key, field);
       if (v.IsError()) {
-        if (v.error_message().rfind("index out of range", 0) == 0) {
+        if (v.error_message().rfind("index out of bounds", 0) == 0) {
           return Value::Optional(std::nullopt);
         }
         return v;
@@ -311,6 +311,26 @@ class TernaryNode final : public Node {
 
  private:
   NodePtr c_, t_, f_;
+};
+
+// `opt.orValue(v)` / `opt.or(o)`: cel-go special-cases these to short-circuit the right-hand side;
+// the node itself has no cost.
+class OptionalOrNode final : public Node {
+ public:
+  OptionalOrNode(int64_t id, bool or_value, NodePtr lhs, NodePtr rhs)
+      : Node(id), or_value_(or_value), lhs_(std::move(lhs)), rhs_(std::move(rhs)) {}
+  Value Eval(EvalContext& ctx) const override {
+    Value l = lhs_->Eval(ctx);
+    if (ctx.cancelled()) return Cancelled();
+    if (l.IsError()) return l;
+    if (l.kind() != Kind::kOptional) return Value::Error("no such overload");
+    if (l.optional_value() != nullptr) return or_value_ ? *l.optional_value() : l;
+    return rhs_->Eval(ctx);
+  }
+
+ private:
+  bool or_value_;
+  NodePtr lhs_, rhs_;
 };
 
 // ---- calls ------------------------------------------------------------------------------------
@@ -786,9 +806,19 @@ class Planner {
     std::vector<NodePtr> args;
     if (e.operand) args.push_back(Plan(*e.operand));
     for (const auto& a : e.args) args.push_back(Plan(*a));
+    for (const auto& a : args) {
+      if (!a) return nullptr;
+    }
     auto ov = info_.overloads.find(e.id);
     std::vector<const Overload*> overloads;
     if (ov != info_.overloads.end()) overloads = ov->second;
+
+    if ((fn == "orValue" || fn == "or") && e.operand && args.size() == 2 && overloads.size() == 1 &&
+        (overloads[0]->id == "optional_orValue_value" ||
+         overloads[0]->id == "optional_or_optional")) {
+      return std::make_unique<OptionalOrNode>(e.id, fn == "orValue", std::move(args[0]),
+                                              std::move(args[1]));
+    }
 
     if (fn == "@in" && args.size() == 2 && args[1]->ConstValue() &&
         args[1]->ConstValue()->kind() == Kind::kList && AllPrimitive(*args[1]->ConstValue())) {
@@ -969,7 +999,9 @@ class Planner {
     Planner p(info, error);
     p.ReserveVariables(*ast.root);
     NodePtr root = p.Plan(*ast.root);
-    if (!root) return InvalidArgumentError(error);
+    if (!root || !error.empty()) {
+      return InvalidArgumentError(error.empty() ? "program planning failed" : error);
+    }
     auto prog = std::shared_ptr<Program>(new Program());
     prog->root_ = std::move(root);
     prog->variables_ = p.variables();
@@ -980,8 +1012,7 @@ class Planner {
   }
 };
 
-StatusOr<EvalResult> Program::Evaluate(const Activation& activation,
-                                       const EvalOptions& options) const {
+EvalResult Program::Run(const Activation& activation, const EvalOptions& options) const {
   Value inline_slots[16];
   std::unique_ptr<Value[]> heap_slots;
   Value* slots = inline_slots;
@@ -997,7 +1028,14 @@ StatusOr<EvalResult> Program::Evaluate(const Activation& activation,
   EvalResult result;
   result.value = root_->Eval(ctx);
   result.cost = ctx.cost();
-  if (ctx.cancelled()) {
+  result.cost_limit_exceeded = ctx.cancelled();
+  return result;
+}
+
+StatusOr<EvalResult> Program::Evaluate(const Activation& activation,
+                                       const EvalOptions& options) const {
+  EvalResult result = Run(activation, options);
+  if (result.cost_limit_exceeded) {
     return ResourceExhaustedError("operation cancelled: actual cost limit exceeded");
   }
   return result;

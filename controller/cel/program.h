@@ -56,6 +56,9 @@ struct EvalOptions {
 struct EvalResult {
   Value value;
   uint64_t cost = 0;
+  // Set by Run when evaluation was cancelled for exceeding the cost limit (value is then an
+  // error and cost the total at cancellation).
+  bool cost_limit_exceeded = false;
 };
 
 class Node;
@@ -88,6 +91,8 @@ class Program {
   // Evaluates the program. Thread-safe. Returns ResourceExhausted if the cost limit is exceeded.
   StatusOr<EvalResult> Evaluate(const Activation& activation,
                                 const EvalOptions& options = EvalOptions()) const;
+  // As Evaluate, but reports cancellation in the result (keeping the cost). Thread-safe.
+  EvalResult Run(const Activation& activation, const EvalOptions& options = EvalOptions()) const;
 
   // The static type of the whole expression.
   const Type& result_type() const { return result_type_; }

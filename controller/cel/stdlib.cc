@@ -189,15 +189,21 @@ Value NotStrictlyFalse(const Value* a, EvalContext&) {
   return Value::Bool(!(a[0].IsBool() && !a[0].bool_value()));
 }
 
-Value Eq(const Value* a, EvalContext&) { return Value::Bool(ValueEquals(a[0], a[1])); }
-Value Ne(const Value* a, EvalContext&) { return Value::Bool(!ValueEquals(a[0], a[1])); }
+Value Eq(const Value* a, EvalContext&) {
+  Equality e = ValueEquality(a[0], a[1]);
+  if (e == Equality::kError) return NoSuchOverload("_==_");
+  return Value::Bool(e == Equality::kTrue);
+}
+Value Ne(const Value* a, EvalContext&) {
+  return Value::Bool(ValueEquality(a[0], a[1]) != Equality::kTrue);
+}
 
 template <int kOp>
 Value Cmp(const Value* a, EvalContext&) {
   bool unordered = false;
   auto c = ValueCompare(a[0], a[1], &unordered);
   if (!c) {
-    if (unordered) return Value::Bool(false);
+    if (unordered) return Value::Error("NaN values cannot be ordered");
     return NoSuchOverload("comparison");
   }
   switch (kOp) {
@@ -661,10 +667,6 @@ Value MinMax(const Value* a, EvalContext&) {
 }
 Value Includes(const Value* a, EvalContext&) {
   if (a[0].kind() == Kind::kList) {
-    if (a[0].list().size() > 48) {
-      return Value::Error("includes() list size " + std::to_string(a[0].list().size()) +
-                          " exceeds maximum of 48");
-    }
     for (const Value& v : a[0].list().elems()) {
       if (ValueEquals(v, a[1])) return Value::Bool(true);
     }

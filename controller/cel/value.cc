@@ -240,54 +240,57 @@ std::optional<int> CompareNumbers(const Value& a, const Value& b) {
 
 }  // namespace
 
-bool ValueEquals(const Value& a, const Value& b) {
+Equality ValueEquality(const Value& a, const Value& b) {
+  auto of = [](bool v) { return v ? Equality::kTrue : Equality::kFalse; };
+  if (a.kind() == Kind::kNull || b.kind() == Kind::kNull) return of(a.kind() == b.kind());
+  if (a.kind() == Kind::kOpaque) {
+    if (b.kind() != Kind::kOpaque) return Equality::kError;
+    std::optional<bool> r = a.opaque().Equals(b.opaque());
+    return r ? of(*r) : Equality::kError;
+  }
   if (a.IsNumber() && b.IsNumber()) {
     auto c = CompareNumbers(a, b);
-    return c.has_value() && *c == 0;
+    return of(c.has_value() && *c == 0);
   }
-  if (a.kind() != b.kind()) return false;
+  if (a.kind() != b.kind()) return Equality::kFalse;
   switch (a.kind()) {
-    case Kind::kNull:
-      return true;
     case Kind::kBool:
-      return a.bool_value() == b.bool_value();
+      return of(a.bool_value() == b.bool_value());
     case Kind::kString:
     case Kind::kBytes:
-      return a.str() == b.str();
+      return of(a.str() == b.str());
     case Kind::kType:
-      return a.type_name() == b.type_name();
+      return of(a.type_name() == b.type_name());
     case Kind::kList: {
       const ListValue& x = a.list();
       const ListValue& y = b.list();
-      if (x.size() != y.size()) return false;
+      if (x.size() != y.size()) return Equality::kFalse;
       for (size_t i = 0; i < x.size(); ++i) {
-        if (!ValueEquals(x.Get(i), y.Get(i))) return false;
+        if (ValueEquality(x.Get(i), y.Get(i)) == Equality::kFalse) return Equality::kFalse;
       }
-      return true;
+      return Equality::kTrue;
     }
     case Kind::kMap: {
       const MapValue& x = a.map();
       const MapValue& y = b.map();
-      if (x.size() != y.size()) return false;
+      if (x.size() != y.size()) return Equality::kFalse;
       for (size_t i = 0; i < x.size(); ++i) {
-        if (!y.Contains(x.KeyAt(i))) return false;
+        if (!y.Contains(x.KeyAt(i))) return Equality::kFalse;
         const Value* other = y.Find(x.KeyAt(i));
-        if (other == nullptr || !ValueEquals(x.ValueAt(i), *other)) return false;
+        if (other == nullptr || ValueEquality(x.ValueAt(i), *other) == Equality::kFalse) {
+          return Equality::kFalse;
+        }
       }
-      return true;
+      return Equality::kTrue;
     }
     case Kind::kOptional: {
       const Value* x = a.optional_value();
       const Value* y = b.optional_value();
-      if (!x || !y) return x == y;
-      return ValueEquals(*x, *y);
+      if (!x || !y) return of(x == y);
+      return ValueEquality(*x, *y);
     }
-    case Kind::kOpaque:
-      return a.opaque().Equals(b.opaque());
-    case Kind::kError:
-      return false;
     default:
-      return false;
+      return Equality::kFalse;
   }
 }
 

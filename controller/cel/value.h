@@ -194,14 +194,21 @@ class OpaqueValue {
   virtual ~OpaqueValue() = default;
   // The CEL type name, e.g. "kubernetes.Quantity".
   virtual std::string_view TypeName() const = 0;
-  // Equality with another opaque value of any type (false for a different type).
-  virtual bool Equals(const OpaqueValue& other) const = 0;
+  // Equality with another opaque value: true/false, or nullopt when the pair has no equality
+  // overload (cel-go's "no such overload" from the host type's Equal).
+  virtual std::optional<bool> Equals(const OpaqueValue& other) const = 0;
   // A rendering for debugging and string() conversions where the host supports them.
   virtual std::string DebugString() const = 0;
 };
 
-// CEL equality (heterogeneous numeric equality, deep list/map equality, NaN != NaN). Never errors.
-bool ValueEquals(const Value& a, const Value& b);
+// Outcome of cel-go's Equal: an opaque host value on the left compared with a value it has no
+// equality for is an error (no such overload).
+enum class Equality : uint8_t { kFalse, kTrue, kError };
+// CEL equality as cel-go's types.Equal (heterogeneous numeric equality, deep list/map equality
+// where an element error counts as "not unequal", NaN != NaN).
+Equality ValueEquality(const Value& a, const Value& b);
+// ValueEquality(a, b) == Equality::kTrue.
+inline bool ValueEquals(const Value& a, const Value& b);
 
 // Three-way comparison for ordered kinds (numbers across int/uint/double, string, bytes, bool).
 // Returns nullopt if the pair is not comparable. NaN compares as unordered (nullopt with
@@ -217,5 +224,9 @@ std::string FormatDouble(double d);
 // Common error constructors matching cel-go's messages.
 Value NoSuchOverload(std::string_view function);
 Value NoSuchKey(const Value& key);
+
+inline bool ValueEquals(const Value& a, const Value& b) {
+  return ValueEquality(a, b) == Equality::kTrue;
+}
 
 }  // namespace draco::cel

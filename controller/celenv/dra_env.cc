@@ -18,26 +18,32 @@ constexpr char kSemverType[] = "kubernetes.Semver";
 
 class QuantityValue final : public cel::OpaqueValue {
  public:
-  explicit QuantityValue(api::Quantity q) : q_(std::move(q)) {}
+  explicit QuantityValue(api::Quantity q, bool computed = false)
+      : q_(std::move(q)), computed_(computed) {}
   std::string_view TypeName() const override { return kQuantityType; }
-  bool Equals(const cel::OpaqueValue& o) const override {
+  // upstream: Quantity.Equal accepts only a Quantity value, not the *Quantity that add()/sub()
+  // return, so comparing with a computed quantity on the right is "no such overload".
+  std::optional<bool> Equals(const cel::OpaqueValue& o) const override {
     auto* other = dynamic_cast<const QuantityValue*>(&o);
-    return other && q_.Compare(other->q_) == 0;
+    if (other == nullptr || other->computed_) return std::nullopt;
+    return q_.Compare(other->q_) == 0;
   }
   std::string DebugString() const override { return "quantity(" + q_.ToString() + ")"; }
   const api::Quantity& q() const { return q_; }
 
  private:
   api::Quantity q_;
+  bool computed_;
 };
 
 class SemverValue final : public cel::OpaqueValue {
  public:
   explicit SemverValue(api::SemVer v) : v_(std::move(v)) {}
   std::string_view TypeName() const override { return kSemverType; }
-  bool Equals(const cel::OpaqueValue& o) const override {
+  std::optional<bool> Equals(const cel::OpaqueValue& o) const override {
     auto* other = dynamic_cast<const SemverValue*>(&o);
-    return other && v_.Compare(other->v_) == 0;
+    if (other == nullptr) return std::nullopt;
+    return v_.Compare(other->v_) == 0;
   }
   std::string DebugString() const override { return "semver(" + v_.ToString() + ")"; }
   const api::SemVer& v() const { return v_; }
@@ -48,6 +54,10 @@ class SemverValue final : public cel::OpaqueValue {
 
 Value Q(api::Quantity q) {
   return Value::Opaque(std::make_shared<const QuantityValue>(std::move(q)));
+}
+// The result of add()/sub(): upstream returns a *Quantity there.
+Value QComputed(api::Quantity q) {
+  return Value::Opaque(std::make_shared<const QuantityValue>(std::move(q), true));
 }
 const api::Quantity& AsQ(const Value& v) {
   return static_cast<const QuantityValue&>(v.opaque()).q();
@@ -76,13 +86,13 @@ Value QAsInteger(const Value* a, EvalContext&) {
 Value QAsFloat(const Value* a, EvalContext&) {
   return Value::Double(AsQ(a[0]).AsApproximateFloat64());
 }
-Value QAdd(const Value* a, EvalContext&) { return Q(AsQ(a[0]).Add(AsQ(a[1]))); }
+Value QAdd(const Value* a, EvalContext&) { return QComputed(AsQ(a[0]).Add(AsQ(a[1]))); }
 Value QAddInt(const Value* a, EvalContext&) {
-  return Q(AsQ(a[0]).Add(api::Quantity::FromInt64(a[1].int_value())));
+  return QComputed(AsQ(a[0]).Add(api::Quantity::FromInt64(a[1].int_value())));
 }
-Value QSub(const Value* a, EvalContext&) { return Q(AsQ(a[0]).Sub(AsQ(a[1]))); }
+Value QSub(const Value* a, EvalContext&) { return QComputed(AsQ(a[0]).Sub(AsQ(a[1]))); }
 Value QSubInt(const Value* a, EvalContext&) {
-  return Q(AsQ(a[0]).Sub(api::Quantity::FromInt64(a[1].int_value())));
+  return QComputed(AsQ(a[0]).Sub(api::Quantity::FromInt64(a[1].int_value())));
 }
 Value QGreater(const Value* a, EvalContext&) {
   return Value::Bool(AsQ(a[0]).Compare(AsQ(a[1])) > 0);
@@ -140,7 +150,7 @@ cel::Env* BuildEnv() {
   const Type Qt = Type::Opaque(kQuantityType), Vt = Type::Opaque(kSemverType);
   Add(*env, "quantity", "string_to_quantity", false, {S}, Qt, QuantityFn, StringArgCost);
   Add(*env, "isQuantity", "is_quantity_string", false, {S}, B, IsQuantity, StringArgCost);
-  Add(*env, "sign", "quantity_sign", true, {Qt}, I, QSign);
+  Add(*env, "sign", "quantity_sign", false, {Qt}, I, QSign);
   Add(*env, "isInteger", "quantity_is_integer", true, {Qt}, B, QIsInteger);
   Add(*env, "asInteger", "quantity_as_integer", true, {Qt}, I, QAsInteger);
   Add(*env, "asApproximateFloat", "quantity_as_float", true, {Qt}, D, QAsFloat);
@@ -293,6 +303,12 @@ DeviceDataBuilder& DeviceDataBuilder::VersionList(std::string_view n,
   Put(attrs_, n, Value::List(std::move(l)));
   return *this;
 }
+DeviceDataBuilder& DeviceDataBuilder::Unsupported(std::string_view n) {
+  if (error_.ok()) {
+    error_ = InvalidArgumentError("attribute " + std::string(n) + ": unsupported attribute value");
+  }
+  return *this;
+}
 DeviceDataBuilder& DeviceDataBuilder::Capacity(std::string_view n, const api::Quantity& q) {
   Put(caps_, n, Q(q));
   return *this;
@@ -337,19 +353,33 @@ class DeviceActivation final : public cel::Activation {
 
 StatusOr<bool> Selector::Matches(const DeviceData& device, uint64_t* cost,
                                  uint64_t cost_limit) const {
-  if (!device.conversion_error().ok()) return device.conversion_error();
+  MatchResult r = Evaluate(device, cost_limit);
+  if (cost && r.cost) *cost = *r.cost;
+  return std::move(r.matched);
+}
+
+MatchResult Selector::Evaluate(const DeviceData& device, uint64_t cost_limit) const {
+  MatchResult out;
+  if (!device.conversion_error().ok()) {
+    out.matched = device.conversion_error();
+    return out;
+  }
   DeviceActivation act(device.device());
   cel::EvalOptions opts;
   opts.cost_limit = cost_limit;
-  auto r = program_->Evaluate(act, opts);
-  if (!r.ok()) return r.status();
-  if (cost) *cost = r->cost;
-  if (r->value.IsError()) return InvalidArgumentError(r->value.error_message());
-  if (!r->value.IsBool()) {
-    return InvalidArgumentError("CEL result of type " + r->value.TypeName() +
-                                " could not be converted to bool");
+  cel::EvalResult r = program_->Run(act, opts);
+  out.cost = r.cost;
+  if (r.cost_limit_exceeded) {
+    out.matched = ResourceExhaustedError("operation cancelled: actual cost limit exceeded");
+  } else if (r.value.IsError()) {
+    out.matched = InvalidArgumentError(r.value.error_message());
+  } else if (!r.value.IsBool()) {
+    out.matched = InvalidArgumentError("CEL result of type " + r.value.TypeName() +
+                                       " could not be converted to bool");
+  } else {
+    out.matched = r.value.bool_value();
   }
-  return r->value.bool_value();
+  return out;
 }
 
 StatusOr<std::shared_ptr<const Selector>> CompileSelector(std::string_view expr,

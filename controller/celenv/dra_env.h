@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -64,6 +65,9 @@ class DeviceDataBuilder {
   DeviceDataBuilder& StringList(std::string_view name, const std::vector<std::string>& v);
   DeviceDataBuilder& VersionList(std::string_view name, const std::vector<std::string>& v);
   DeviceDataBuilder& Capacity(std::string_view name, const api::Quantity& q);
+  // Records an attribute that carries no value: like upstream, every evaluation against the
+  // device then fails ("attribute <name>: unsupported attribute value").
+  DeviceDataBuilder& Unsupported(std::string_view name);
   DeviceDataBuilder& AllowMultipleAllocations(bool v) {
     allow_multiple_ = v;
     return *this;
@@ -80,13 +84,24 @@ class DeviceDataBuilder {
   std::vector<std::pair<std::string, std::vector<std::pair<std::string, cel::Value>>>> caps_;
 };
 
+// The outcome of one evaluation: match/no match or the runtime error, and the runtime cost in
+// cel-go units (absent when evaluation never started, e.g. an attribute conversion error; when the
+// cost limit is exceeded it is the cost at the moment of cancellation).
+struct MatchResult {
+  StatusOr<bool> matched = false;
+  std::optional<uint64_t> cost;
+};
+
 // A compiled device selector. Immutable, thread-safe.
 class Selector {
  public:
   explicit Selector(std::shared_ptr<const cel::Program> program) : program_(std::move(program)) {}
-  // True/false, or an error for any runtime failure. `cost` receives the runtime cost if non-null.
+  // True/false, or an error for any runtime failure. `cost` receives the runtime cost if non-null
+  // and evaluation ran (also when it failed).
   StatusOr<bool> Matches(const DeviceData& device, uint64_t* cost = nullptr,
                          uint64_t cost_limit = kSelectorMaxCost) const;
+  // As Matches, returning the cost alongside.
+  MatchResult Evaluate(const DeviceData& device, uint64_t cost_limit = kSelectorMaxCost) const;
 
  private:
   std::shared_ptr<const cel::Program> program_;
