@@ -4,6 +4,8 @@
 #include <optional>
 #include <set>
 
+#include "controller/cel/format.h"
+
 namespace draco::cel {
 
 std::string Type::ToString() const {
@@ -72,6 +74,10 @@ class Checker {
   bool Run() {
     CheckExpr(*ast_.root);
     for (auto& [id, t] : info_.types) t = Finalize(t);
+    if (issues_.empty()) {
+      ValidateHomogeneous(*ast_.root, false);
+      ValidateFormatCalls(*ast_.root);
+    }
     return issues_.empty();
   }
 
@@ -79,6 +85,102 @@ class Checker {
   void Error(const Expr& e, std::string msg) {
     auto it = ast_.source_info.positions.find(e.id);
     issues_.Add(std::move(msg), it == ast_.source_info.positions.end() ? 0 : it->second);
+  }
+
+  Type FinalType(const Expr& e, bool optional) const {
+    auto it = info_.types.find(e.id);
+    Type t = it == info_.types.end() ? Type::Dyn() : it->second;
+    if (optional && t.k == Type::K::kOptional && !t.params.empty()) return t.params[0];
+    return t;
+  }
+  void Mismatch(const Expr& at, const Type& want, const Type& got) {
+    Error(at, "expected type '" + want.ToString() + "' but found '" + got.ToString() + "'");
+  }
+
+  // cel-go's homogeneous aggregate literal validator (literals under a `format` call are exempt).
+  void ValidateHomogeneous(const Expr& e, bool exempt) {
+    if (!exempt && e.kind == ExprKind::kList) {
+      std::set<int> opt(e.optional_indices.begin(), e.optional_indices.end());
+      std::optional<Type> elem;
+      for (size_t i = 0; i < e.args.size(); ++i) {
+        Type t = FinalType(*e.args[i], opt.count(static_cast<int>(i)) > 0);
+        if (!elem) {
+          elem = t;
+        } else if (!(*elem == t)) {
+          Mismatch(*e.args[i], *elem, t);
+          break;
+        }
+      }
+    }
+    if (!exempt && e.kind == ExprKind::kMap) {
+      std::set<int> opt(e.optional_indices.begin(), e.optional_indices.end());
+      std::optional<Type> kt, vt;
+      for (size_t i = 0; i < e.args.size(); ++i) {
+        Type k = FinalType(*e.args[i], false);
+        Type v = FinalType(*e.values[i], opt.count(static_cast<int>(i)) > 0);
+        if (!kt) {
+          kt = k;
+          vt = v;
+          continue;
+        }
+        if (!(*kt == k)) Mismatch(*e.args[i], *kt, k);
+        if (!(*vt == v)) Mismatch(*e.values[i], *vt, v);
+      }
+    }
+    bool inner = exempt || (e.kind == ExprKind::kCall && e.name == "format");
+    if (e.operand) ValidateHomogeneous(*e.operand, inner);
+    for (const auto& a : e.args) ValidateHomogeneous(*a, inner);
+    for (const auto& a : e.values) ValidateHomogeneous(*a, inner);
+    for (const Expr* c : {e.iter_range.get(), e.accu_init.get(), e.loop_cond.get(),
+                          e.loop_step.get(), e.result.get()}) {
+      if (c) ValidateHomogeneous(*c, inner);
+    }
+  }
+
+  // cel-go's string.format AST validator: a literal format string applied to a list literal.
+  void ValidateFormatCalls(const Expr& e) {
+    if (e.kind == ExprKind::kCall && e.name == "format" && e.operand &&
+        e.operand->kind == ExprKind::kConst && e.operand->const_value.kind() == Kind::kString &&
+        e.args.size() == 1 && e.args[0]->kind == ExprKind::kList) {
+      auto ov = info_.overloads.find(e.id);
+      bool is_format = ov == info_.overloads.end();
+      if (!is_format) {
+        for (const Overload* o : ov->second) is_format |= o->id == "string_format";
+      }
+      if (is_format) {
+        std::vector<FormatArgType> args;
+        for (const auto& a : e.args[0]->args) args.push_back(FormatArg(*a));
+        if (auto err = ValidateFormat(e.operand->const_value.str(), args)) {
+          const Expr& at =
+              err->second >= 0 ? *e.args[0]->args[static_cast<size_t>(err->second)] : e;
+          Error(at, err->first);
+        }
+      }
+    }
+    if (e.operand) ValidateFormatCalls(*e.operand);
+    for (const auto& a : e.args) ValidateFormatCalls(*a);
+    for (const auto& a : e.values) ValidateFormatCalls(*a);
+    for (const Expr* c : {e.iter_range.get(), e.accu_init.get(), e.loop_cond.get(),
+                          e.loop_step.get(), e.result.get()}) {
+      if (c) ValidateFormatCalls(*c);
+    }
+  }
+
+  FormatArgType FormatArg(const Expr& e) {
+    FormatArgType t;
+    auto it = info_.types.find(e.id);
+    t.type = it == info_.types.end() ? Type::Dyn() : it->second;
+    if (e.kind == ExprKind::kList) {
+      t.is_list_literal = true;
+      for (const auto& a : e.args) t.elems.push_back(FormatArg(*a));
+    } else if (e.kind == ExprKind::kMap) {
+      t.is_map_literal = true;
+      for (size_t i = 0; i < e.args.size(); ++i) {
+        t.elems.push_back(FormatArg(*e.args[i]));
+        t.elems.push_back(FormatArg(*e.values[i]));
+      }
+    }
+    return t;
   }
 
   Type NewVar() { return Type::Param("_var" + std::to_string(next_var_++)); }
@@ -307,10 +409,9 @@ class Checker {
 
   Type Join(const Expr& at, const std::optional<Type>& prev, const Type& cur) {
     if (!prev) return cur;
+    (void)at;  // homogeneity is enforced by ValidateHomogeneous after checking
     if (Assignable(*prev, cur, subst_)) return MostGeneral(*prev, cur);
-    Error(at, "type mismatch: expected '" + Finalize(*prev).ToString() + "' but found '" +
-                  Finalize(cur).ToString() + "'");
-    return Type::Error();
+    return Type::Dyn();
   }
 
   void CheckMap(Expr& e) {

@@ -1047,6 +1047,25 @@ class Parser {
                            NewConst(Value::Bool(false), off), NewIdent(v, off), std::move(args[2]),
                            v);
     }
+    if (name == "sortBy" && n == 2) {
+      // ext.Lists v3: cel.bind(@__sortBy_input__, target,
+      //   @__sortBy_input__.@sortByAssociatedKeys(@__sortBy_input__.map(v, key)))
+      if (!(target->kind == ExprKind::kList || target->kind == ExprKind::kSelect ||
+            target->kind == ExprKind::kIdent || target->kind == ExprKind::kComprehension ||
+            target->kind == ExprKind::kCall)) {
+        Error(ast_.source_info.positions[target->id],
+              "sortBy can only be applied to a list, identifier, comprehension, call or select "
+              "expression");
+        return Dummy();
+      }
+      const std::string var = "@__sortBy_input__";
+      auto mapped = MemberCall(NewIdent(var, off), "map", off, std::move(args));
+      auto sorted = PlainMemberCall(NewIdent(var, off), "@sortByAssociatedKeys", off, {});
+      sorted->args.push_back(std::move(mapped));
+      return Comprehension(off, NewExpr(ExprKind::kList, off), "#unused", "", std::move(target),
+                           NewConst(Value::Bool(false), off), NewIdent(var, off), std::move(sorted),
+                           var);
+    }
     if ((name == "optMap" || name == "optFlatMap") && n == 2) {
       std::string v;
       if (args[0]->kind != ExprKind::kIdent) {

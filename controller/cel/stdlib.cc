@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <limits>
 
+#include "controller/cel/format.h"
 #include "controller/cel/regex.h"
 #include "controller/cel/unicode.h"
 
@@ -722,19 +723,48 @@ Value Reverse(const Value* a, EvalContext&) {
   std::vector<Value> out(a[0].list().elems().rbegin(), a[0].list().elems().rend());
   return Value::List(std::move(out));
 }
-Value Sort(const Value* a, EvalContext&) {
-  std::vector<Value> out = a[0].list().elems();
-  if (out.empty()) return a[0];
-  Kind k = out[0].kind();
-  for (const Value& v : out) {
-    if (v.kind() != k) return Value::Error("list elements must have the same type");
-    if (!ValueCompare(v, v) && !(k == Kind::kDouble)) return NoSuchOverload("sort");
+bool ComparableKind(Kind k) {
+  return k == Kind::kInt || k == Kind::kUint || k == Kind::kDouble || k == Kind::kBool ||
+         k == Kind::kString || k == Kind::kBytes ||
+         (k == Kind::kOpaque);  // timestamps/durations are opaque host values here
+}
+// ext.Lists sortListByAssociatedKeys: orders `list` by `keys` (same length, one comparable kind).
+Value SortByKeys(const Value& list, const Value& keys) {
+  size_t n = list.list().size();
+  if (n != keys.list().size()) {
+    return Value::Error(
+        "@sortByAssociatedKeys() expected a list of the same size as the associated keys list, "
+        "but got " +
+        std::to_string(n) + " and " + std::to_string(keys.list().size()) +
+        " elements respectively");
   }
-  std::stable_sort(out.begin(), out.end(), [](const Value& x, const Value& y) {
-    auto c = ValueCompare(x, y);
+  if (n == 0) return list;
+  const auto& k = keys.list().elems();
+  if (!ComparableKind(k[0].kind())) return Value::Error("list elements must be comparable");
+  if (n > 1) {
+    for (const Value& v : k) {
+      if (v.kind() != k[0].kind() || v.TypeName() != k[0].TypeName()) {
+        return Value::Error("list elements must have the same type");
+      }
+    }
+  }
+  std::vector<size_t> idx(n);
+  for (size_t i = 0; i < n; ++i) idx[i] = i;
+  std::stable_sort(idx.begin(), idx.end(), [&](size_t x, size_t y) {
+    auto c = ValueCompare(k[x], k[y]);
     return c && *c < 0;
   });
+  std::vector<Value> out;
+  out.reserve(n);
+  for (size_t i : idx) out.push_back(list.list().Get(i));
   return Value::List(std::move(out));
+}
+Value Sort(const Value* a, EvalContext&) { return SortByKeys(a[0], a[0]); }
+Value SortByAssociatedKeys(const Value* a, EvalContext&) { return SortByKeys(a[0], a[1]); }
+Value StringFormat(const Value* a, EvalContext&) { return FormatStringValue(a[0].str(), a[1]); }
+uint64_t CostSortBy(const Value* a, size_t, const Value& r) {
+  const Value* keys = &a[1];
+  return CostSelfCompare(keys, 1, r);
 }
 Value Range(const Value* a, EvalContext&) {
   std::vector<Value> out;
@@ -972,6 +1002,7 @@ void AddStandardLibrary(Env& env) {
   Add(env, "join", "list_join", true, {T::List(S)}, S, Join, CostJoin);
   Add(env, "join", "list_join_string", true, {T::List(S), S}, S, JoinSep, CostJoin);
   Add(env, "strings.quote", "strings_quote", false, {S}, S, Quote, CostArg0Traversal);
+  Add(env, "format", "string_format", true, {S, T::List(Dy)}, S, StringFormat, CostArg0Traversal);
 
   // Kubernetes regex library.
   Add(env, "find", "string_find_string", true, {S, S}, S, Find, CostMatches);
@@ -1013,6 +1044,10 @@ void AddStandardLibrary(Env& env) {
   for (const Named& n : comparable) {
     Add(env, "sort", std::string("list_") + n.name + "_sort", true, {T::List(n.type)},
         T::List(n.type), Sort, CostSelfCompare);
+  }
+  for (const Named& n : comparable) {
+    Add(env, "@sortByAssociatedKeys", std::string("list_") + n.name + "_sortByAssociatedKeys", true,
+        {LA, T::List(n.type)}, LA, SortByAssociatedKeys, CostSortBy);
   }
   Add(env, "lists.range", "lists_range", false, {I}, T::List(I), Range, CostListOutput);
   Add(env, "first", "list_first", true, {LA}, T::Optional(kA), First);
