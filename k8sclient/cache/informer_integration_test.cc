@@ -86,9 +86,11 @@ TEST_F(InformerIntegrationTest, CachesAndFollowsConfigMaps) {
   h.on_add = [&](const ObjectPtr& o, bool) { names.Add("add:" + o->name()); };
   h.on_update = [&](const ObjectPtr&, const ObjectPtr& o) { names.Add("update:" + o->name()); };
   h.on_delete = [&](const DeletedObject& d) { names.Add("delete:" + d.key); };
-  inf.AddEventHandler(h);
+  const int id = inf.AddEventHandler(h);
   inf.Start();
   ASSERT_TRUE(inf.WaitForCacheSync(std::chrono::seconds(30)));
+  // Handlers run asynchronously after the cache is filled.
+  ASSERT_TRUE(WaitReal([&] { return inf.HandlerHasSynced(id); }, std::chrono::seconds(30)));
   EXPECT_TRUE(names.Has("add:pre"));
   ASSERT_TRUE(CreateConfigMap("live").ok());
   ASSERT_TRUE(

@@ -10,7 +10,8 @@ namespace draco::k8s::cache {
 
 // What one handler is told.
 struct SharedInformer::Notification {
-  enum class Type { kAdd, kUpdate, kDelete };
+  // kSynced is not delivered: it marks the end of the initial adds for this handler.
+  enum class Type { kAdd, kUpdate, kDelete, kSynced };
   Type type = Type::kAdd;
   ObjectPtr old_obj;
   ObjectPtr new_obj;
@@ -79,6 +80,7 @@ class SharedInformer::Listener {
   ~Listener() { Stop(); }
 
   int id() const { return id_; }
+  bool synced() const { return synced_.load(); }
 
   void Add(Notification n) {
     std::lock_guard<std::mutex> l(mu_);
@@ -118,6 +120,9 @@ class SharedInformer::Listener {
           case Notification::Type::kDelete:
             if (handler_.on_delete) handler_.on_delete(n.deleted);
             break;
+          case Notification::Type::kSynced:
+            synced_ = true;
+            break;
         }
       } catch (const std::exception& e) {
         spdlog::error("{}: event handler threw: {}", informer_name_, e.what());
@@ -134,6 +139,7 @@ class SharedInformer::Listener {
   std::condition_variable cv_;
   std::deque<Notification> pending_;
   bool stopped_ = false;
+  std::atomic<bool> synced_{false};
   std::thread thread_;
 };
 
@@ -179,8 +185,21 @@ int SharedInformer::AddEventHandler(ResourceEventHandler handler) {
       listener->Add(std::move(n));
     }
   }
+  if (synced_.load()) {
+    Notification marker;
+    marker.type = Notification::Type::kSynced;
+    listener->Add(std::move(marker));
+  }
   listeners_.push_back(std::move(listener));
   return listeners_.back()->id();
+}
+
+bool SharedInformer::HandlerHasSynced(int id) const {
+  std::lock_guard<std::mutex> l(process_mu_);
+  for (const auto& listener : listeners_) {
+    if (listener->id() == id) return listener->synced();
+  }
+  return false;
 }
 
 void SharedInformer::RemoveEventHandler(int id) {
@@ -288,6 +307,9 @@ void SharedInformer::ProcessLoop() {
         const bool initial = !synced_.load();
         for (const auto& obj : entry->items) upsert(obj, initial);
         if (!synced_.load()) {
+          Notification marker;
+          marker.type = Notification::Type::kSynced;
+          Distribute(marker, false);
           std::lock_guard<std::mutex> sl(sync_mu_);
           synced_ = true;
           sync_cv_.notify_all();

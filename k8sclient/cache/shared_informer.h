@@ -78,6 +78,10 @@ class SharedInformer {
 
   // Registers a handler; returns an id for RemoveEventHandler. Any time, before or after Start().
   int AddEventHandler(ResourceEventHandler handler);
+  // True once the handler has been called for every object of the informer's initial list (or,
+  // for a handler added later, for every synthetic add). HasSynced() only says the cache is
+  // filled; handler calls happen asynchronously after that. False for unknown ids.
+  bool HandlerHasSynced(int id) const;
   // Stops delivering to the handler (pending notifications are dropped) and joins its thread.
   // Must not be called from inside that handler's callback.
   void RemoveEventHandler(int id);

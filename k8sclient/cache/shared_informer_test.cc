@@ -112,6 +112,25 @@ TEST_F(SharedInformerTest, RelistDeliversTombstonesForObjectsThatVanished) {
   inf->Stop();
 }
 
+TEST_F(SharedInformerTest, HandlerHasSyncedAfterItsInitialAdds) {
+  lw_.PushList(List("10", {Obj("ns", "a", "9"), Obj("ns", "b", "9")}));
+  lw_.PushWatch();
+  auto inf = Make();
+  std::mutex gate;
+  gate.lock();
+  ResourceEventHandler blocked;
+  blocked.on_add = [&](const ObjectPtr&, bool) { std::lock_guard<std::mutex> l(gate); };
+  const int id = inf->AddEventHandler(blocked);
+  EXPECT_FALSE(inf->HandlerHasSynced(id));
+  inf->Start();
+  ASSERT_TRUE(inf->WaitForCacheSync(std::chrono::seconds(10)));
+  EXPECT_FALSE(inf->HandlerHasSynced(id));  // its adds are still pending
+  gate.unlock();
+  EXPECT_TRUE(Eventually([&] { return inf->HandlerHasSynced(id); }));
+  EXPECT_FALSE(inf->HandlerHasSynced(12345));
+  inf->Stop();
+}
+
 TEST_F(SharedInformerTest, LateHandlerGetsSyntheticAddsThenLiveEvents) {
   lw_.PushList(List("10", {Obj("ns", "a", "9")}));
   auto w = lw_.PushWatch();
@@ -119,7 +138,8 @@ TEST_F(SharedInformerTest, LateHandlerGetsSyntheticAddsThenLiveEvents) {
   inf->Start();
   ASSERT_TRUE(inf->WaitForCacheSync(std::chrono::seconds(10)));
   Recorder late;
-  inf->AddEventHandler(late.Handler());
+  const int late_id = inf->AddEventHandler(late.Handler());
+  EXPECT_TRUE(Eventually([&] { return inf->HandlerHasSynced(late_id); }));
   w->Push(Ev(T::kAdded, Obj("ns", "b", "11")));
   ASSERT_TRUE(late.WaitFor(2));
   EXPECT_EQ(late.Events(), (Strings{"add ns/a 9 initial", "add ns/b 11"}));
