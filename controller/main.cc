@@ -7,6 +7,9 @@
 #include <iostream>
 
 #include "controller/simulate/simulate.h"
+#ifdef DRACO_HAVE_RUN
+#include "controller/run/run.h"
+#endif
 
 namespace {
 
@@ -21,6 +24,9 @@ constexpr Subcommand kSubcommands[] = {
     {"simulate", draco::simulate::SimulateMain,
      "allocate kubectl-style manifests offline (exit 0 all allocated, 1 some not, 2 input error)"},
     {"explain", draco::simulate::ExplainMain, "explain the allocation of one claim"},
+#ifdef DRACO_HAVE_RUN
+    {"run", draco::run::RunMain, "run the controller against a cluster (see draco run --help)"},
+#endif
 };
 
 int Usage(std::ostream& os, int rc) {

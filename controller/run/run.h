@@ -1,0 +1,54 @@
+// `draco run`: the controller process. Flags (kube conventions):
+//   --kubeconfig PATH              kubeconfig (default: $KUBECONFIG, in-cluster, ~/.kube/config)
+//   --context NAME                 kubeconfig context
+//   --leader-elect[=true|false]    Lease-based leader election (default true)
+//   --leader-elect-namespace NS    namespace of the Lease (default $POD_NAMESPACE or kube-system)
+//   --leader-elect-lease-name N    Lease name (default draco)
+//   --metrics-bind-address ADDR    /metrics listener (default 127.0.0.1:8080; "0" disables)
+//   --health-probe-bind-address A  /healthz /readyz listener (default 127.0.0.1:8081; "0" off)
+//   --kube-api-qps Q / --kube-api-burst B   client rate limit (default 100 / 200)
+//   --workers N                    reconcile threads (default 16)
+//   --allocate[=true|false]        allocate gated pods and immediate claims (default true)
+//   -v N / --v N                   log verbosity (0 info, 1-3 debug, 4+ trace)
+//   --log-format text|json         log format (default text)
+// Lifecycle: informers start at once (a standby replica keeps a warm cache); on becoming leader
+// the controller resyncs everything and starts the workers. SIGTERM/SIGINT: stop the workers
+// after their current item, release the lease, exit 0. Lost leadership: exit 1 at once (the
+// kube-controller-manager convention; the restarted process rejoins the election).
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "k8sclient/base/status.h"
+
+namespace draco::run {
+
+struct Flags {
+  std::string kubeconfig;
+  std::string context;
+  bool leader_elect = true;
+  std::string leader_elect_namespace;
+  std::string leader_elect_lease_name = "draco";
+  std::string metrics_bind_address = "127.0.0.1:8080";
+  std::string health_probe_bind_address = "127.0.0.1:8081";
+  double kube_api_qps = 100;
+  int kube_api_burst = 200;
+  int workers = 16;
+  bool allocate = true;
+  int verbosity = 0;
+  std::string log_format = "text";
+};
+
+// Parses argv (after the subcommand). "--flag=value" and "--flag value" forms; booleans also as
+// bare "--flag". Unknown flags and bad values are InvalidArgument with a one-line message.
+StatusOr<Flags> ParseFlags(int argc, char** argv);
+
+// Configures spdlog: level from verbosity, text or JSON lines (one object per line, message and
+// logger fields JSON-escaped).
+Status SetupLogging(int verbosity, const std::string& format);
+
+// Entry point for `draco run`. Returns the process exit code.
+int RunMain(int argc, char** argv);
+
+}  // namespace draco::run
