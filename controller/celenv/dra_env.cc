@@ -5,6 +5,7 @@
 #include "controller/api/semver.h"
 #include "controller/cel/program.h"
 #include "controller/cel/stdlib.h"
+#include "controller/celenv/net_lib.h"
 
 namespace draco::celenv {
 namespace {
@@ -146,6 +147,7 @@ void Add(cel::Env& env, const std::string& fn, const std::string& id, bool membe
 cel::Env* BuildEnv() {
   auto* env = new cel::Env();
   cel::AddStandardLibrary(*env);
+  AddNetLibraries(*env);
   const Type S = Type::String(), I = Type::Int(), B = Type::Bool(), D = Type::Double();
   const Type Qt = Type::Opaque(kQuantityType), Vt = Type::Opaque(kSemverType);
   Add(*env, "quantity", "string_to_quantity", false, {S}, Qt, QuantityFn, StringArgCost);
