@@ -1,0 +1,121 @@
+# Helpers for e2e tests that run draco itself (sourced after lib.sh).
+DRACO=${DRACO_BUILD_DIR:-$E2E_ROOT/../build}/controller/draco
+[[ -x $DRACO ]] || { echo "SKIP: $DRACO not built" >&2; exit 77; }
+DRACO_LOGS=${DRACO_E2E_DIR:-/tmp/draco-e2e}/logs
+mkdir -p "$DRACO_LOGS"
+declare -A DRACO_PIDS=()
+declare -A DRACO_PORTS=()
+_draco_port=$((20000 + RANDOM % 20000))
+
+# start_draco NAME [flags...]: starts `draco run` in the background (its own metrics/probe ports).
+start_draco() {
+  local name=$1; shift
+  local port=$_draco_port; _draco_port=$((_draco_port + 2))
+  "$DRACO" run --kubeconfig "$KUBECONFIG" --metrics-bind-address "127.0.0.1:$port" \
+    --health-probe-bind-address "127.0.0.1:$((port + 1))" --kube-api-qps 500 --kube-api-burst 1000 \
+    -v 1 "$@" >>"$DRACO_LOGS/draco-$name.log" 2>&1 &
+  DRACO_PIDS[$name]=$!
+  DRACO_PORTS[$name]=$port
+}
+# stop_draco NAME [SIGNAL]
+stop_draco() {
+  local pid=${DRACO_PIDS[$1]:-}
+  [[ -n $pid ]] || return 0
+  kill -"${2:-TERM}" "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+  unset "DRACO_PIDS[$1]"
+}
+stop_all_draco() { local n; for n in "${!DRACO_PIDS[@]}"; do stop_draco "$n" KILL; done; }
+draco_metric() { curl -s "127.0.0.1:${DRACO_PORTS[$1]}/metrics" | awk -v m="$2" '$1==m {print $2}'; }
+draco_ready() { curl -sf "127.0.0.1:$((${DRACO_PORTS[$1]} + 1))/readyz" >/dev/null; }
+
+# make_driver NS DRIVER DEVICES_PER_NODE NODE...: a DeviceClass "<driver>" and one node-local
+# ResourceSlice per node, as a node driver would publish them.
+make_driver() {
+  local ns=$1 driver=$2 per=$3; shift 3
+  {
+    cat <<YAML
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: $driver}
+spec:
+  selectors:
+  - cel: {expression: 'device.driver == "$driver"'}
+YAML
+    local n i
+    for n in "$@"; do
+      echo "---"
+      cat <<YAML
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: $n-$driver}
+spec:
+  driver: $driver
+  nodeName: $n
+  pool: {name: $n, generation: 1, resourceSliceCount: 1}
+  devices:
+YAML
+      for i in $(seq 0 $((per - 1))); do
+        echo "  - {name: dev-$i, attributes: {index: {int: $i}}}"
+      done
+    done
+  } | k apply -f - >/dev/null
+}
+# delete_driver DRIVER NODE...
+delete_driver() {
+  local driver=$1; shift
+  k delete deviceclass "$driver" --wait=false >/dev/null 2>&1 || true
+  local n; for n in "$@"; do k delete resourceslice "$n-$driver" --wait=false >/dev/null 2>&1 || true; done
+}
+# gated_pod NS NAME TEMPLATE_OR_EMPTY [CLAIM]: a pod with draco's scheduling gate.
+gated_pod() {
+  local ns=$1 name=$2 tmpl=$3 claim=${4:-}
+  local src
+  if [[ -n $tmpl ]]; then src="resourceClaimTemplateName: $tmpl"; else src="resourceClaimName: $claim"; fi
+  cat <<YAML
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: $name, namespace: $ns}
+spec:
+  schedulingGates: [{name: draco.dev/allocation}]
+  resourceClaims: [{name: dev, $src}]
+  containers:
+  - {name: c, image: registry.invalid/ml:1, resources: {claims: [{name: dev}]}}
+YAML
+}
+# template NS NAME CLASS
+template() {
+  cat <<YAML
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: $2, namespace: $1}
+spec:
+  metadata: {labels: {draco-e2e: "true"}}
+  spec:
+    devices:
+      requests:
+      - name: dev
+        exactly: {deviceClassName: $3}
+YAML
+}
+# no_double_allocation NS_REGEX: every (driver,pool,device) appears in at most one claim.
+no_double_allocation() {
+  local dups
+  dups=$(k get resourceclaims -A -o jsonpath='{range .items[*]}{range .status.allocation.devices.results[*]}{.driver}/{.pool}/{.device}{"\n"}{end}{end}' \
+    | sort | uniq -d)
+  [[ -z $dups ]] || fail "devices allocated twice: $dups"
+  pass "no device is allocated to two claims"
+}
+# pod_on_its_devices NS POD: the pod is bound to the node whose pool holds its devices.
+pod_on_its_devices() {
+  local node pools
+  node=$(k get pod -n "$1" "$2" -o jsonpath='{.spec.nodeName}')
+  [[ -n $node ]] || return 1
+  for c in $(k get pod -n "$1" "$2" -o jsonpath='{range .status.resourceClaimStatuses[*]}{.resourceClaimName}{" "}{end}{range .spec.resourceClaims[*]}{.resourceClaimName}{" "}{end}'); do
+    pools=$(k get resourceclaim -n "$1" "$c" -o jsonpath='{range .status.allocation.devices.results[*]}{.pool}{" "}{end}')
+    [[ -n $pools ]] || return 1
+    for p in $pools; do [[ $p == "$node" ]] || return 1; done
+  done
+}
