@@ -1,1 +1,171 @@
+// API-level tests of the allocator (the upstream semantics are covered case by case by
+// tests/differential against the oracle).
+#include "controller/allocator/allocator.h"
+
 #include <gtest/gtest.h>
+
+#include "controller/allocator/explain.h"
+#include "controller/allocator/scenario.h"
+
+namespace draco::alloc {
+namespace {
+
+ResourceSlice Slice(const std::string& node, int devices) {
+  ResourceSlice s;
+  s.name = "slice-" + node;
+  s.driver = "gpu.example.com";
+  s.pool = node;
+  s.resource_slice_count = 1;
+  s.node_name = node;
+  for (int i = 0; i < devices; ++i) {
+    Device d;
+    d.name = "gpu-" + std::to_string(i);
+    Attribute a;
+    a.kind = Attribute::Kind::kInt;
+    a.i = i % 2;
+    d.attributes.emplace_back("numa", a);
+    s.devices.push_back(std::move(d));
+  }
+  return s;
+}
+
+DeviceRequestAllocationResult Result(const std::string& device) {
+  DeviceRequestAllocationResult r;
+  r.request = "gpus";
+  r.driver = "gpu.example.com";
+  r.pool = "n0";
+  r.device = device;
+  return r;
+}
+
+DeviceClass GpuClass() {
+  DeviceClass c;
+  c.name = "gpu";
+  c.selectors.push_back("device.driver == \"gpu.example.com\"");
+  return c;
+}
+
+ResourceClaim Claim(const std::string& name, int64_t count) {
+  ResourceClaim c;
+  c.name = name;
+  c.namespace_name = "default";
+  DeviceRequest r;
+  r.name = "gpus";
+  r.exactly = RequestSpec{};
+  r.exactly->name = "gpus";
+  r.exactly->device_class_name = "gpu";
+  r.exactly->count = count;
+  c.requests.push_back(std::move(r));
+  DefaultClaim(c);
+  return c;
+}
+
+std::unique_ptr<Allocator> New(std::vector<ResourceSlice> slices,
+                               std::vector<ResourceClaim> allocated = {}) {
+  Allocator::Config cfg;
+  cfg.selectors = NewCelSelectorCompiler();
+  auto a = Allocator::Create(cfg, {GpuClass()}, std::move(slices), {}, allocated);
+  EXPECT_TRUE(a.ok()) << a.status();
+  return std::move(a).value();
+}
+
+TEST(AllocatorTest, CommittedDevicesAreNeverHandedOutTwice) {
+  auto a = New({Slice("n0", 2)});
+  Node n0{"n0", {}, {}};
+  ResourceClaim c1 = Claim("c1", 1), c2 = Claim("c2", 1), c3 = Claim("c3", 1);
+  Outcome o1 = a->Allocate(n0, {&c1});
+  ASSERT_EQ(o1.kind, Outcome::Kind::kAllocated);
+  a->Commit(o1.results[0]);
+  Outcome o2 = a->Allocate(n0, {&c2});
+  ASSERT_EQ(o2.kind, Outcome::Kind::kAllocated);
+  EXPECT_NE(o1.results[0].results[0].device, o2.results[0].results[0].device);
+  a->Commit(o2.results[0]);
+  EXPECT_EQ(a->Allocate(n0, {&c3}).kind, Outcome::Kind::kUnsatisfiable);
+}
+
+TEST(AllocatorTest, AllocatedClaimsOccupyDevices) {
+  ResourceClaim done = Claim("done", 1);
+  done.allocation = AllocationResult{};
+  done.allocation->results.push_back(Result("gpu-0"));
+  auto a = New({Slice("n0", 2)}, {done});
+  ResourceClaim c = Claim("c", 1);
+  Outcome o = a->Allocate(Node{"n0", {}, {}}, {&c});
+  ASSERT_EQ(o.kind, Outcome::Kind::kAllocated);
+  EXPECT_EQ(o.results[0].results[0].device, "gpu-1");
+  ASSERT_TRUE(o.results[0].node_selector.has_value());
+  EXPECT_EQ(o.results[0].node_selector->terms[0].match_fields[0].values[0], "n0");
+}
+
+TEST(AllocatorTest, PicksTheFirstNodeThatFits) {
+  auto a = New({Slice("n0", 1), Slice("n1", 3)});
+  std::vector<Node> nodes(2);
+  nodes[0].name = "n0";
+  nodes[1].name = "n1";
+  ResourceClaim c = Claim("c", 2);
+  Outcome o = a->AllocateOnAnyNode(nodes, {&c});
+  ASSERT_EQ(o.kind, Outcome::Kind::kAllocated);
+  EXPECT_EQ(o.node, "n1");
+  EXPECT_EQ(o.results[0].results.size(), 2u);
+}
+
+TEST(AllocatorTest, UnsatisfiableCountIsAnsweredWithoutExhaustiveSearch) {
+  auto a = New({Slice("n0", 31)});
+  ResourceClaim c = Claim("c", 32);
+  Outcome o = a->Allocate(Node{"n0", {}, {}}, {&c});
+  EXPECT_EQ(o.kind, Outcome::Kind::kUnsatisfiable);
+  EXPECT_LT(o.search_steps, 100);  // upstream: C(31, k) combinations, seconds of work
+}
+
+TEST(AllocatorTest, ExplanationNamesTheEliminatingStage) {
+  ResourceClaim done = Claim("done", 1);
+  done.allocation = AllocationResult{};
+  done.allocation->results.push_back(Result("gpu-0"));
+  auto a = New({Slice("n0", 2)}, {done});
+  ResourceClaim c = Claim("c", 2);
+  Explanation e = a->Explain(Node{"n0", {}, {}}, {&c});
+  EXPECT_EQ(e.outcome.kind, Outcome::Kind::kUnsatisfiable);
+  ASSERT_EQ(e.requests.size(), 1u);
+  const RequestFunnel& f = e.requests[0];
+  EXPECT_EQ(f.stages[0].count, 2);
+  EXPECT_EQ(f.stages[3].name, "free");
+  EXPECT_EQ(f.stages[3].count, 1);
+  EXPECT_NE(f.verdict.find("eliminated at free"), std::string::npos) << f.verdict;
+  EXPECT_NE(ExplanationToJson(e).find("\"funnel\""), std::string::npos);
+  EXPECT_NE(ExplanationToText(e).find("needs 2"), std::string::npos);
+}
+
+TEST(AllocatorTest, CelErrorsAreFatalAndQuoted) {
+  auto a = New({Slice("n0", 1)});
+  ResourceClaim c = Claim("c", 1);
+  c.requests[0].exactly->selectors.push_back("device.attributes[\"gpu.example.com\"].missing == 1");
+  Explanation e = a->Explain(Node{"n0", {}, {}}, {&c});
+  EXPECT_EQ(e.outcome.kind, Outcome::Kind::kError);
+  EXPECT_NE(e.outcome.message.find("CEL runtime error"), std::string::npos) << e.outcome.message;
+  ASSERT_EQ(e.requests.size(), 1u);
+  ASSERT_FALSE(e.requests[0].cel_errors.empty());
+}
+
+TEST(ScenarioTest, RunsOracleProtocolLines) {
+  RunOptions opts;
+  opts.selectors = NewCelSelectorCompiler();
+  std::string line = R"({"id":"x","node":{"metadata":{"name":"n0"}},
+    "classes":[{"metadata":{"name":"gpu"},"spec":{}}],
+    "slices":[{"metadata":{"name":"s"},"spec":{"driver":"d.example.com",
+      "pool":{"name":"p","generation":0,"resourceSliceCount":1},"nodeName":"n0",
+      "devices":[{"name":"a"}]}}],
+    "claims":[{"metadata":{"name":"c","namespace":"default"},
+      "spec":{"devices":{"requests":[{"name":"r","exactly":{"deviceClassName":"gpu"}}]}}}]})";
+  std::string compact;
+  for (char ch : line) {
+    if (ch != '\n') compact += ch;
+  }
+  EXPECT_EQ(
+      RunScenarioLine(compact, opts),
+      R"({"id":"x","results":[{"devices":{"results":[{"request":"r","driver":"d.example.com",)"
+      R"("pool":"p","device":"a"}]},"nodeSelector":{"nodeSelectorTerms":[{"matchFields":[)"
+      R"({"key":"metadata.name","operator":"In","values":["n0"]}]}]}}]})");
+  EXPECT_NE(RunScenarioLine("{", opts).find("inputError"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace draco::alloc
