@@ -5,6 +5,7 @@
 #include <set>
 
 #include "controller/cel/format.h"
+#include "controller/cel/time_lib.h"
 
 namespace draco::cel {
 
@@ -139,6 +140,13 @@ class Checker {
 
   // cel-go's string.format AST validator: a literal format string applied to a list literal.
   void ValidateFormatCalls(const Expr& e) {
+    if (e.kind == ExprKind::kCall && !e.operand && e.args.size() == 1 &&
+        (e.name == "duration" || e.name == "timestamp") && e.args[0]->kind == ExprKind::kConst &&
+        e.args[0]->const_value.kind() == Kind::kString) {
+      const std::string& lit = e.args[0]->const_value.str();
+      auto err = e.name == "duration" ? DurationLiteralError(lit) : TimestampLiteralError(lit);
+      if (err) Error(*e.args[0], e.name + " validation failed: " + *err);
+    }
     if (e.kind == ExprKind::kCall && e.name == "format" && e.operand &&
         e.operand->kind == ExprKind::kConst && e.operand->const_value.kind() == Kind::kString &&
         e.args.size() == 1 && e.args[0]->kind == ExprKind::kList) {

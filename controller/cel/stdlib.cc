@@ -8,6 +8,7 @@
 
 #include "controller/cel/format.h"
 #include "controller/cel/regex.h"
+#include "controller/cel/time_lib.h"
 #include "controller/cel/unicode.h"
 
 namespace draco::cel {
@@ -883,6 +884,7 @@ void Add(Env& env, const std::string& fn, const std::string& id, bool member,
 }  // namespace
 
 void AddStandardLibrary(Env& env) {
+  AddTimeLibrary(env);
   const T I = T::Int(), U = T::Uint(), D = T::Double(), S = T::String(), By = T::Bytes(),
           Bo = T::Bool(), Dy = T::Dyn();
   const T LA = T::List(kA), MAB = T::Map(kA, kB);
@@ -1015,8 +1017,14 @@ void AddStandardLibrary(Env& env) {
     const char* name;
     Type type;
   };
-  const std::vector<Named> comparable = {{"int", I},   {"uint", U},   {"double", D},
-                                         {"bool", Bo}, {"string", S}, {"bytes", By}};
+  const std::vector<Named> comparable = {{"int", I},
+                                         {"uint", U},
+                                         {"double", D},
+                                         {"bool", Bo},
+                                         {"duration", T::Opaque("google.protobuf.Duration")},
+                                         {"timestamp", T::Opaque("google.protobuf.Timestamp")},
+                                         {"string", S},
+                                         {"bytes", By}};
   for (const Named& n : comparable) {
     Add(env, "isSorted", std::string("list_") + n.name + "_is_sorted_bool", true, {T::List(n.type)},
         Bo, IsSorted, CostTraversal0);

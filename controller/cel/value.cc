@@ -303,6 +303,8 @@ std::optional<int> ValueCompare(const Value& a, const Value& b, bool* unordered)
   }
   if (a.kind() != b.kind()) return std::nullopt;
   switch (a.kind()) {
+    case Kind::kOpaque:
+      return a.opaque().Compare(b.opaque());
     case Kind::kBool:
       return static_cast<int>(a.bool_value()) - static_cast<int>(b.bool_value());
     case Kind::kString:

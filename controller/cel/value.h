@@ -199,6 +199,11 @@ class OpaqueValue {
   virtual std::optional<bool> Equals(const OpaqueValue& other) const = 0;
   // A rendering for debugging and string() conversions where the host supports them.
   virtual std::string DebugString() const = 0;
+  // Ordering with another opaque value (-1/0/1), or nullopt when not ordered (the default).
+  virtual std::optional<int> Compare(const OpaqueValue& other) const {
+    (void)other;
+    return std::nullopt;
+  }
 };
 
 // Outcome of cel-go's Equal: an opaque host value on the left compared with a value it has no
