@@ -465,10 +465,9 @@ class RestClientImpl final : public RestClient {
   }
 
   void Sleep(Clock::Duration d) {
-    std::mutex m;
-    std::condition_variable cv;
-    std::unique_lock<std::mutex> lock(m);
-    clock_.WaitUntil(cv, lock, clock_.Now() + d, [] { return false; });
+    // Member condition variable: a FakeClock may notify it after this waiter has returned.
+    std::unique_lock<std::mutex> lock(sleep_mu_);
+    clock_.WaitUntil(sleep_cv_, lock, clock_.Now() + d, [] { return false; });
   }
 
   StatusOr<Response> Do(const Request& r) {
@@ -514,6 +513,8 @@ class RestClientImpl final : public RestClient {
   TokenBucket limiter_;
   std::unique_ptr<TokenSource> tokens_;
   std::unique_ptr<client::http_client> http_;
+  std::mutex sleep_mu_;
+  std::condition_variable sleep_cv_;
 };
 
 }  // namespace

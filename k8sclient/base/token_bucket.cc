@@ -37,10 +37,10 @@ bool TokenBucket::TryAccept() {
 void TokenBucket::Wait() {
   const Clock::Duration delay = Reserve();
   if (delay <= Clock::Duration::zero()) return;
-  std::mutex m;
-  std::condition_variable cv;
-  std::unique_lock<std::mutex> lock(m);
-  clock_.WaitUntil(cv, lock, clock_.Now() + delay, [] { return false; });
+  // The condition variable is a member, not a local: FakeClock::Step() may still be notifying it
+  // just after this waiter returned.
+  std::unique_lock<std::mutex> lock(wait_mu_);
+  clock_.WaitUntil(wait_cv_, lock, clock_.Now() + delay, [] { return false; });
 }
 
 }  // namespace draco

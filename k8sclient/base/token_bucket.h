@@ -38,6 +38,9 @@ class TokenBucket {
   std::mutex mu_;
   double tokens_;
   Clock::TimePoint last_;
+  // Parking spot for Wait(); never notified except by a FakeClock step.
+  std::mutex wait_mu_;
+  std::condition_variable wait_cv_;
 };
 
 }  // namespace draco
