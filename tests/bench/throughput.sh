@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# End-to-end throughput benchmark on the local control plane (e2e/cluster/up.sh), draco vs
+# upstream in the same run:
+#   1. fake Ready nodes bench-node-0..N-1, one node-local ResourceSlice of D devices each
+#      (driver bench.draco.dev) and a DeviceClass;
+#   2. the box's raw write ceiling: a plain ResourceClaim status-update loop (N writes, 32 clients);
+#   3. upstream: a second kube-controller-manager running only resourceclaim-controller +
+#      kube-scheduler allocating; PODS pods from a ResourceClaimTemplate, no gate;
+#   4. draco: `draco run` (lifecycle + allocation), the same pods with the draco.dev/allocation gate.
+# In 3 and 4 the driver plays the kubelet: a bound pod succeeds at once, releasing its device, so
+# 2000 pods flow through 200x8 = 1600 devices (claims are deallocated and deleted on the way).
+# Reported per side: seconds until every pod was bound, pods/s, claim-allocation latency
+# p50/p90/p99 (claim seen created -> seen allocated) and pod create->bound p50/p99; plus pods/s as
+# a fraction of (write ceiling / writes per pod). Both controllers get the same client QPS.
+#
+# Usage: tests/bench/throughput.sh [--pods 2000] [--nodes 200] [--devices 8] [--qps 5000]
+#        [--workers 16] [--only draco|upstream]
+# Results: printed, and appended as JSON lines to ${DRACO_BENCH_OUT:-/tmp/draco-bench/results.jsonl}.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root"
+PODS=2000 NODES=200 DEVICES=8 QPS=5000 WORKERS=16 ONLY=""
+while (($#)); do
+  case $1 in
+    --pods) PODS=$2; shift 2 ;;
+    --nodes) NODES=$2; shift 2 ;;
+    --devices) DEVICES=$2; shift 2 ;;
+    --qps) QPS=$2; shift 2 ;;
+    --workers) WORKERS=$2; shift 2 ;;
+    --only) ONLY=$2; shift 2 ;;
+    *) echo "unknown flag $1" >&2; exit 2 ;;
+  esac
+done
+source e2e/cluster/lib.sh
+[[ -f $D/env ]] || e2e/cluster/up.sh
+source "$D/env"
+BUILD=${DRACO_BUILD_DIR:-$root/build}
+OUT=${DRACO_BENCH_OUT:-/tmp/draco-bench/results.jsonl}
+WORK=/tmp/draco-bench
+mkdir -p "$WORK" "$(dirname "$OUT")"
+echo "== building draco and the benchmark driver" >&2
+cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build "$BUILD" --target draco -j"$(nproc)" >/dev/null
+(cd tests/bench/throughput && GOTOOLCHAIN=local go build -o "$WORK/throughput" .)
+TP="$WORK/throughput"
+RUN_ID=$(date -u +%Y%m%dT%H%M%SZ)
+record() { echo "{\"run\":\"$RUN_ID\",\"side\":\"$1\",\"pods\":$PODS,\"nodes\":$NODES,\"devices\":$DEVICES,\"qps\":$QPS,\"result\":$2}" >>"$OUT"; }
+
+kcm_pid="" draco_pid=""
+cleanup_procs() {
+  [[ -n $kcm_pid ]] && kill "$kcm_pid" 2>/dev/null || true
+  [[ -n $draco_pid ]] && kill "$draco_pid" 2>/dev/null || true
+}
+trap cleanup_procs EXIT
+
+echo "== setup: $NODES nodes x $DEVICES devices" >&2
+"$TP" setup -nodes "$NODES" -devices "$DEVICES"
+
+echo "== raw write ceiling (ResourceClaim status updates)" >&2
+ceiling=$("$TP" writes -ns bench-writes -n "$PODS" -concurrency 32)
+echo "$ceiling"
+record writes "$ceiling"
+wps=$(sed -n 's/.*"writes_per_second":\([0-9.]*\).*/\1/p' <<<"$ceiling")
+# Writes per pod lifecycle, identical on both sides: pod create, claim create, pod status apply,
+# claim allocation (draco: claim created with the finalizer; upstream: +1 finalizer update by the
+# scheduler instead of draco's gate removal), binding, pod Succeeded, claim unreserve+deallocate,
+# finalizer removal, claim delete = 10.
+WRITES_PER_POD=10
+
+side() {
+  local name=$1 ns=bench-$1 gate=$2
+  echo "== $name: $PODS pods" >&2
+  local r
+  r=$("$TP" run -ns "$ns" -pods "$PODS" -gate="$gate" -concurrency 32)
+  echo "$r"
+  record "$name" "$r"
+  echo "== $name: cleanup" >&2
+  "$TP" cleanup -ns "$ns" -timeout 5m
+  eval "${name}_result='$r'"
+}
+
+upstream_result="" draco_result=""
+if [[ $ONLY != draco ]]; then
+  "$DRACO_BIN/kube-controller-manager" --kubeconfig="$KUBECONFIG" \
+    --authentication-kubeconfig="$KUBECONFIG" --authorization-kubeconfig="$KUBECONFIG" \
+    --leader-elect=false --bind-address=127.0.0.1 --secure-port=0 \
+    --controllers=resourceclaim-controller --use-service-account-credentials=false \
+    --kube-api-qps="$QPS" --kube-api-burst=$((QPS * 2)) --feature-gates="$FEATURE_GATES" --v=1 \
+    >"$WORK/kcm-resourceclaim.log" 2>&1 &
+  kcm_pid=$!
+  sleep 3
+  side upstream false
+  kill "$kcm_pid"; wait "$kcm_pid" 2>/dev/null || true; kcm_pid=""
+fi
+if [[ $ONLY != upstream ]]; then
+  "$BUILD/controller/draco" run --kubeconfig "$KUBECONFIG" --leader-elect=false \
+    --kube-api-qps "$QPS" --kube-api-burst $((QPS * 2)) --workers "$WORKERS" \
+    --metrics-bind-address 127.0.0.1:18090 --health-probe-bind-address 127.0.0.1:18091 \
+    >"$WORK/draco.log" 2>&1 &
+  draco_pid=$!
+  until curl -sf 127.0.0.1:18091/readyz >/dev/null; do sleep 0.5; done
+  side draco true
+  curl -s 127.0.0.1:18090/metrics | grep -E '^draco_(allocation_attempts_total|double_allocated_devices|reconcile_total)' >"$WORK/draco-metrics.txt" || true
+  kill "$draco_pid"; wait "$draco_pid" 2>/dev/null || true; draco_pid=""
+fi
+
+field() { sed -n "s/.*\"$2\":\([0-9.e+-]*\).*/\1/p" <<<"$1"; }
+echo
+echo "== results ($PODS pods, $NODES nodes x $DEVICES devices, qps $QPS; write ceiling $(printf %.0f "$wps") writes/s => $(awk -v w="$wps" -v k=$WRITES_PER_POD 'BEGIN{printf "%.1f", w/k}') pods/s at $WRITES_PER_POD writes/pod)"
+printf '%-9s %8s %8s %9s %9s %9s %10s %10s %8s\n' side seconds pods/s alloc_p50 alloc_p90 alloc_p99 bound_p50 bound_p99 ceiling%
+for s in upstream draco; do
+  r=${s}_result; r=${!r}
+  [[ -n $r ]] || continue
+  pps=$(field "$r" pods_per_second)
+  printf '%-9s %8.1f %8.1f %8.0fms %8.0fms %8.0fms %9.0fms %9.0fms %7.0f%%\n' "$s" \
+    "$(field "$r" seconds)" "$pps" "$(field "$r" claim_alloc_ms_p50)" "$(field "$r" claim_alloc_ms_p90)" \
+    "$(field "$r" claim_alloc_ms_p99)" "$(field "$r" pod_bound_ms_p50)" "$(field "$r" pod_bound_ms_p99)" \
+    "$(awk -v p="$pps" -v w="$wps" -v k=$WRITES_PER_POD 'BEGIN{printf "%.0f", 100*p*k/w}')"
+done
+[[ -f $WORK/draco-metrics.txt ]] && grep -E 'double_allocated|allocation_attempts' "$WORK/draco-metrics.txt" || true

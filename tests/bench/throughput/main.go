@@ -1,0 +1,353 @@
+// Command throughput drives draco's end-to-end throughput benchmark against a live API server
+// (tests/bench/throughput.sh runs it). Subcommands:
+//
+//	setup   -nodes N -devices D            fake Ready nodes bench-node-i + one ResourceSlice each
+//	writes  -n N -concurrency C            raw write ceiling: ResourceClaim status-update loop
+//	run     -ns NS -pods N [-gate]         create N pods from a claim template, act as the kubelet
+//	                                       (a bound pod succeeds at once, releasing its device),
+//	                                       wait until every pod was bound, report timings
+//	cleanup -ns NS                         delete the namespace's pods and wait for claims to go
+//
+// Timings come from informer observations in this process (one clock, millisecond resolution):
+// claim latency = first seen allocated - first seen created; pod latency = bound - created.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+const driver = "bench.draco.dev"
+
+func client(kubeconfig string) *kubernetes.Clientset {
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		fatal(err)
+	}
+	cfg.QPS, cfg.Burst = 5000, 10000
+	return kubernetes.NewForConfigOrDie(cfg)
+}
+
+func fatal(err error) {
+	fmt.Fprintln(os.Stderr, "throughput:", err)
+	os.Exit(1)
+}
+
+func parallel(n, workers int, fn func(i int) error) error {
+	var next atomic.Int64
+	var firstErr error
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					return
+				}
+				if err := fn(i); err != nil {
+					mu.Lock()
+					if firstErr == nil {
+						firstErr = err
+					}
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return firstErr
+}
+
+func setup(cs *kubernetes.Clientset, nodes, devices int) {
+	ctx := context.Background()
+	class := &resourcev1.DeviceClass{ObjectMeta: metav1.ObjectMeta{Name: driver},
+		Spec: resourcev1.DeviceClassSpec{Selectors: []resourcev1.DeviceSelector{{CEL: &resourcev1.CELDeviceSelector{
+			Expression: fmt.Sprintf("device.driver == %q", driver)}}}}}
+	if _, err := cs.ResourceV1().DeviceClasses().Create(ctx, class, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		fatal(err)
+	}
+	err := parallel(nodes, 16, func(i int) error {
+		name := fmt.Sprintf("bench-node-%d", i)
+		node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name,
+			Labels: map[string]string{"kubernetes.io/hostname": name, "draco.dev/bench": "true"}}}
+		n, err := cs.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
+		if apierrors.IsAlreadyExists(err) {
+			n, err = cs.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+		}
+		if err != nil {
+			return err
+		}
+		rl := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("64"),
+			corev1.ResourceMemory: resource.MustParse("256Gi"), corev1.ResourcePods: resource.MustParse("110")}
+		n.Status.Capacity, n.Status.Allocatable = rl, rl
+		n.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue,
+			Reason: "KubeletReady", LastHeartbeatTime: metav1.Now(), LastTransitionTime: metav1.Now()}}
+		if _, err := cs.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{}); err != nil {
+			return err
+		}
+		slice := &resourcev1.ResourceSlice{ObjectMeta: metav1.ObjectMeta{Name: name + "-" + driver},
+			Spec: resourcev1.ResourceSliceSpec{Driver: driver, NodeName: &name,
+				Pool: resourcev1.ResourcePool{Name: name, Generation: 1, ResourceSliceCount: 1}}}
+		for d := 0; d < devices; d++ {
+			idx := int64(d)
+			slice.Spec.Devices = append(slice.Spec.Devices, resourcev1.Device{Name: fmt.Sprintf("gpu-%d", d),
+				Attributes: map[resourcev1.QualifiedName]resourcev1.DeviceAttribute{"index": {IntValue: &idx}}})
+		}
+		_, err = cs.ResourceV1().ResourceSlices().Create(ctx, slice, metav1.CreateOptions{})
+		if apierrors.IsAlreadyExists(err) {
+			err = nil
+		}
+		return err
+	})
+	if err != nil {
+		fatal(err)
+	}
+}
+
+func percentile(v []float64, p float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	sort.Float64s(v)
+	i := int(p*float64(len(v))+0.5) - 1
+	if i < 0 {
+		i = 0
+	}
+	if i >= len(v) {
+		i = len(v) - 1
+	}
+	return v[i]
+}
+
+// writes measures the raw status-update ceiling: N claims, each updated once with an allocation.
+func writes(cs *kubernetes.Clientset, ns string, n, conc int) {
+	ctx := context.Background()
+	_, _ = cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
+	claims := make([]*resourcev1.ResourceClaim, n)
+	if err := parallel(n, conc, func(i int) error {
+		c := &resourcev1.ResourceClaim{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("w-%d", i), Namespace: ns},
+			Spec: resourcev1.ResourceClaimSpec{Devices: resourcev1.DeviceClaim{Requests: []resourcev1.DeviceRequest{{
+				Name: "gpu", Exactly: &resourcev1.ExactDeviceRequest{DeviceClassName: driver}}}}}}
+		got, err := cs.ResourceV1().ResourceClaims(ns).Create(ctx, c, metav1.CreateOptions{})
+		claims[i] = got
+		return err
+	}); err != nil {
+		fatal(err)
+	}
+	start := time.Now()
+	if err := parallel(n, conc, func(i int) error {
+		c := claims[i].DeepCopy()
+		node := fmt.Sprintf("bench-node-%d", i%200)
+		c.Status.Allocation = &resourcev1.AllocationResult{Devices: resourcev1.DeviceAllocationResult{
+			Results: []resourcev1.DeviceRequestAllocationResult{{Request: "gpu", Driver: driver, Pool: node, Device: "gpu-0"}}}}
+		_, err := cs.ResourceV1().ResourceClaims(ns).UpdateStatus(ctx, c, metav1.UpdateOptions{})
+		return err
+	}); err != nil {
+		fatal(err)
+	}
+	secs := time.Since(start).Seconds()
+	out, _ := json.Marshal(map[string]any{"writes": n, "seconds": secs, "writes_per_second": float64(n) / secs, "concurrency": conc})
+	fmt.Println(string(out))
+	_ = cs.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{})
+}
+
+type tracker struct {
+	mu           sync.Mutex
+	podCreated   map[string]time.Time
+	podBound     map[string]time.Time
+	claimSeen    map[string]time.Time
+	claimAlloc   map[string]time.Time
+	completed    map[string]bool
+	boundCount   atomic.Int64
+	completeChan chan *corev1.Pod
+}
+
+func run(cs *kubernetes.Clientset, ns string, pods int, gate bool, conc int, timeout time.Duration) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	_, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		fatal(err)
+	}
+	tmpl := &resourcev1.ResourceClaimTemplate{ObjectMeta: metav1.ObjectMeta{Name: "gpu", Namespace: ns},
+		Spec: resourcev1.ResourceClaimTemplateSpec{Spec: resourcev1.ResourceClaimSpec{Devices: resourcev1.DeviceClaim{
+			Requests: []resourcev1.DeviceRequest{{Name: "gpu", Exactly: &resourcev1.ExactDeviceRequest{DeviceClassName: driver}}}}}}}
+	if _, err := cs.ResourceV1().ResourceClaimTemplates(ns).Create(ctx, tmpl, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		fatal(err)
+	}
+	t := &tracker{podCreated: map[string]time.Time{}, podBound: map[string]time.Time{}, claimSeen: map[string]time.Time{},
+		claimAlloc: map[string]time.Time{}, completed: map[string]bool{}, completeChan: make(chan *corev1.Pod, pods)}
+	factory := informers.NewSharedInformerFactoryWithOptions(cs, 0, informers.WithNamespace(ns))
+	onPod := func(obj any) {
+		p, ok := obj.(*corev1.Pod)
+		if !ok || p.Spec.NodeName == "" {
+			return
+		}
+		now := time.Now()
+		t.mu.Lock()
+		if _, seen := t.podBound[p.Name]; !seen {
+			t.podBound[p.Name] = now
+			t.boundCount.Add(1)
+		}
+		done := t.completed[p.Name]
+		if !done && p.Status.Phase != corev1.PodSucceeded {
+			t.completed[p.Name] = true
+		}
+		t.mu.Unlock()
+		if !done && p.Status.Phase != corev1.PodSucceeded {
+			t.completeChan <- p
+		}
+	}
+	factory.Core().V1().Pods().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: onPod, UpdateFunc: func(_, o any) { onPod(o) }})
+	onClaim := func(obj any) {
+		c, ok := obj.(*resourcev1.ResourceClaim)
+		if !ok {
+			return
+		}
+		now := time.Now()
+		t.mu.Lock()
+		if _, seen := t.claimSeen[c.Name]; !seen {
+			t.claimSeen[c.Name] = now
+		}
+		if _, seen := t.claimAlloc[c.Name]; !seen && c.Status.Allocation != nil {
+			t.claimAlloc[c.Name] = now
+		}
+		t.mu.Unlock()
+	}
+	factory.Resource().V1().ResourceClaims().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: onClaim, UpdateFunc: func(_, o any) { onClaim(o) }})
+	factory.Start(ctx.Done())
+	factory.WaitForCacheSync(ctx.Done())
+
+	// The "kubelet": a bound pod finishes at once (phase Succeeded), releasing its device.
+	for w := 0; w < conc; w++ {
+		go func() {
+			for p := range t.completeChan {
+				patch := []byte(`{"status":{"phase":"Succeeded"}}`)
+				_, _ = cs.CoreV1().Pods(ns).Patch(ctx, p.Name, types.MergePatchType, patch, metav1.PatchOptions{}, "status")
+			}
+		}()
+	}
+
+	start := time.Now()
+	go func() {
+		_ = parallel(pods, conc, func(i int) error {
+			name := fmt.Sprintf("p-%d", i)
+			p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+				Spec: corev1.PodSpec{
+					ResourceClaims: []corev1.PodResourceClaim{{Name: "gpu", ResourceClaimTemplateName: &tmpl.Name}},
+					Containers: []corev1.Container{{Name: "c", Image: "registry.invalid/ml:1",
+						Resources: corev1.ResourceRequirements{Claims: []corev1.ResourceClaim{{Name: "gpu"}}}}},
+					NodeSelector: map[string]string{"draco.dev/bench": "true"},
+				}}
+			if gate {
+				p.Spec.SchedulingGates = []corev1.PodSchedulingGate{{Name: "draco.dev/allocation"}}
+			}
+			now := time.Now()
+			_, err := cs.CoreV1().Pods(ns).Create(ctx, p, metav1.CreateOptions{})
+			t.mu.Lock()
+			t.podCreated[name] = now
+			t.mu.Unlock()
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "create:", err)
+			}
+			return err
+		})
+	}()
+	deadline := time.Now().Add(timeout)
+	for t.boundCount.Load() < int64(pods) {
+		if time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	total := time.Since(start).Seconds()
+	t.mu.Lock()
+	var claimLat, podLat []float64
+	for name, a := range t.claimAlloc {
+		if s, ok := t.claimSeen[name]; ok {
+			claimLat = append(claimLat, a.Sub(s).Seconds()*1000)
+		}
+	}
+	for name, b := range t.podBound {
+		if c, ok := t.podCreated[name]; ok {
+			podLat = append(podLat, b.Sub(c).Seconds()*1000)
+		}
+	}
+	bound := len(t.podBound)
+	t.mu.Unlock()
+	out, _ := json.Marshal(map[string]any{
+		"pods": pods, "bound": bound, "seconds": total, "pods_per_second": float64(bound) / total,
+		"claim_alloc_ms_p50": percentile(claimLat, 0.5), "claim_alloc_ms_p90": percentile(claimLat, 0.9),
+		"claim_alloc_ms_p99": percentile(claimLat, 0.99), "claims_measured": len(claimLat),
+		"pod_bound_ms_p50": percentile(podLat, 0.5), "pod_bound_ms_p99": percentile(podLat, 0.99),
+	})
+	fmt.Println(string(out))
+}
+
+func cleanup(cs *kubernetes.Clientset, ns string, timeout time.Duration) {
+	ctx := context.Background()
+	zero := int64(0)
+	_ = cs.CoreV1().Pods(ns).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: &zero}, metav1.ListOptions{})
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		l, err := cs.ResourceV1().ResourceClaims(ns).List(ctx, metav1.ListOptions{})
+		if err == nil && len(l.Items) == 0 {
+			break
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	_ = cs.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{})
+}
+
+func main() {
+	if len(os.Args) < 2 {
+		fatal(fmt.Errorf("usage: throughput setup|writes|run|cleanup [flags]"))
+	}
+	fs := flag.NewFlagSet(os.Args[1], flag.ExitOnError)
+	kubeconfig := fs.String("kubeconfig", os.Getenv("KUBECONFIG"), "kubeconfig")
+	ns := fs.String("ns", "bench", "namespace")
+	nodes := fs.Int("nodes", 200, "fake nodes")
+	devices := fs.Int("devices", 8, "devices per node")
+	pods := fs.Int("pods", 2000, "pods")
+	n := fs.Int("n", 2000, "writes")
+	conc := fs.Int("concurrency", 32, "client concurrency")
+	gate := fs.Bool("gate", false, "add draco's scheduling gate")
+	timeout := fs.Duration("timeout", 15*time.Minute, "give up after")
+	_ = fs.Parse(os.Args[2:])
+	cs := client(*kubeconfig)
+	switch os.Args[1] {
+	case "setup":
+		setup(cs, *nodes, *devices)
+	case "writes":
+		writes(cs, *ns, *n, *conc)
+	case "run":
+		run(cs, *ns, *pods, *gate, *conc, *timeout)
+	case "cleanup":
+		cleanup(cs, *ns, *timeout)
+	default:
+		fatal(fmt.Errorf("unknown subcommand %s", os.Args[1]))
+	}
+}
