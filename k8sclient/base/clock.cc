@@ -47,13 +47,11 @@ bool FakeClock::WaitUntil(std::condition_variable& cv, std::unique_lock<std::mut
 }
 
 void FakeClock::Step(Duration d) {
-  std::vector<std::condition_variable*> cvs;
-  {
-    std::lock_guard<std::mutex> l(mu_);
-    now_ += d;
-    cvs = cvs_;
-  }
-  for (auto* cv : cvs) cv->notify_all();
+  // Notify while holding mu_: a waiter must take mu_ to unregister its condition variable, so none
+  // can return (and destroy a short-lived cv) while we are still notifying it.
+  std::lock_guard<std::mutex> l(mu_);
+  now_ += d;
+  for (auto* cv : cvs_) cv->notify_all();
 }
 
 int FakeClock::Waiters() const {
