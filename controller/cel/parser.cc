@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "controller/cel/unicode.h"
@@ -550,6 +551,21 @@ class Parser {
 
   std::unique_ptr<Expr> Dummy() { return NewConst(Value::Null(), tok_.offset); }
 
+  // A relational or arithmetic operator node. cel-go's parser recurses once per nested binary
+  // operator of these (left-recursive) grammar rules and fails past 250 levels.
+  std::unique_ptr<Expr> Binary(const char* fn, int32_t off, std::unique_ptr<Expr> lhs,
+                               std::unique_ptr<Expr> rhs) {
+    auto depth = [this](const Expr& e) {
+      auto it = binary_depth_.find(e.id);
+      return it == binary_depth_.end() ? 0 : it->second;
+    };
+    int d = 1 + std::max(depth(*lhs), depth(*rhs));
+    auto call = Call(fn, off, std::move(lhs), std::move(rhs));
+    binary_depth_[call->id] = d;
+    if (d > opts_.max_recursion_depth && !failed_) Error(0, "max recursion depth exceeded");
+    return call;
+  }
+
   // ---- grammar --------------------------------------------------------------------------
   std::unique_ptr<Expr> ParseExpr() {
     DepthGuard g(this);
@@ -622,7 +638,7 @@ class Parser {
       Advance();
       DepthGuard g(this);
       auto rhs = ParseAddition();
-      lhs = Call(fn, off, std::move(lhs), std::move(rhs));
+      lhs = Binary(fn, off, std::move(lhs), std::move(rhs));
     }
     return lhs;
   }
@@ -635,7 +651,7 @@ class Parser {
       Advance();
       DepthGuard g(this);
       auto rhs = ParseMultiplication();
-      lhs = Call(fn, off, std::move(lhs), std::move(rhs));
+      lhs = Binary(fn, off, std::move(lhs), std::move(rhs));
     }
     return lhs;
   }
@@ -649,7 +665,7 @@ class Parser {
       Advance();
       DepthGuard g(this);
       auto rhs = ParseUnary();
-      lhs = Call(fn, off, std::move(lhs), std::move(rhs));
+      lhs = Binary(fn, off, std::move(lhs), std::move(rhs));
     }
     return lhs;
   }
@@ -1126,6 +1142,7 @@ class Parser {
   Token tok_;
   int64_t next_id_ = 0;
   int depth_ = 0;
+  std::unordered_map<int64_t, int> binary_depth_;
   bool failed_ = false;
 };
 

@@ -108,7 +108,7 @@ Value ApplyQualifier(const Value& obj, const Value& key, bool field) {
       return *v;
     }
     case Kind::kList: {
-      if (field) return Value::Error("no such key: " + key.str());
+      if (field) return Value::Error("unsupported index type 'string' in list");
       int64_t idx;
       if (key.kind() == Kind::kInt) {
         idx = key.int_value();
@@ -771,6 +771,11 @@ class Planner {
     auto chain = ChainFor(*e.args[0], e.id);
     NodePtr idx = Plan(*e.args[1]);
     if (const Value* c = idx->ConstValue()) {
+      if (c->kind() == Kind::kList || c->kind() == Kind::kMap) {
+        error_ = std::string("program instantiation failed: invalid qualifier type: ") +
+                 (c->kind() == Kind::kList ? "*types.baseList" : "*types.baseMap");
+        return nullptr;
+      }
       chain->AddConst(*c, optional && c->kind() == Kind::kString && false, optional);
     } else {
       bool attr = dynamic_cast<const ChainNode*>(idx.get()) != nullptr &&
@@ -904,14 +909,29 @@ class Planner {
       if (!keys.back() || !values.back()) return nullptr;
       all_const &= keys.back()->ConstValue() != nullptr && values.back()->ConstValue() != nullptr;
     }
+    std::vector<const Node*> node_keys, node_values;
+    for (const auto& k : keys) node_keys.push_back(k.get());
+    for (const auto& v : values) node_values.push_back(v.get());
     auto node = std::make_unique<MapNode>(
         e.id, std::move(keys), std::move(values),
         std::set<int>(e.optional_indices.begin(), e.optional_indices.end()));
     if (all_const) {
-      std::vector<Value> slots(1);
-      EvalContext ctx(slots.data(), 0);
-      Value v = node->Build(ctx);
-      return std::make_unique<ConstNode>(e.id, v);
+      // cel-go builds constant map literals through a Go map: a repeated key keeps the last value.
+      std::vector<std::pair<Value, Value>> entries;
+      for (size_t i = 0; i < e.args.size(); ++i) {
+        const Value& k = *node_keys[i]->ConstValue();
+        const Value& v = *node_values[i]->ConstValue();
+        bool replaced = false;
+        for (auto& [ek, ev] : entries) {
+          if (ValueEquals(ek, k)) {
+            ev = v;
+            replaced = true;
+          }
+        }
+        if (!replaced) entries.emplace_back(k, v);
+      }
+      return std::make_unique<ConstNode>(
+          e.id, Value::Map(std::make_shared<const MapValueImpl>(std::move(entries))));
     }
     return node;
   }

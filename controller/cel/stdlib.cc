@@ -418,9 +418,9 @@ Value IndexOf(const Value* a, EvalContext&) {
 Value IndexOfOffset(const Value* a, EvalContext&) {
   auto s = DecodeUtf8(a[0].str());
   int64_t off = a[2].int_value();
-  if (a[1].str().empty()) return Value::Int(off);
-  if (off < 0 || static_cast<size_t>(off) >= s.size())
-    return Value::Error("index out of range: " + std::to_string(off));
+  if (off < 0) return Value::Error("index out of range: " + std::to_string(off));
+  if (a[1].str().empty()) return Value::Int(std::min<int64_t>(off, static_cast<int64_t>(s.size())));
+  if (static_cast<size_t>(off) >= s.size()) return Value::Int(-1);
   return Value::Int(IndexOfFrom(s, DecodeUtf8(a[1].str()), static_cast<size_t>(off)));
 }
 int64_t LastIndexUpTo(const std::vector<uint32_t>& s, const std::vector<uint32_t>& sub,
@@ -440,9 +440,9 @@ Value LastIndexOf(const Value* a, EvalContext&) {
 Value LastIndexOfOffset(const Value* a, EvalContext&) {
   auto s = DecodeUtf8(a[0].str());
   int64_t off = a[2].int_value();
-  if (a[1].str().empty()) return Value::Int(off);
-  if (off < 0 || static_cast<size_t>(off) >= s.size())
-    return Value::Error("index out of range: " + std::to_string(off));
+  if (off < 0) return Value::Error("index out of range: " + std::to_string(off));
+  if (a[1].str().empty()) return Value::Int(std::min<int64_t>(off, static_cast<int64_t>(s.size())));
+  if (static_cast<size_t>(off) >= s.size()) return Value::Int(-1);
   return Value::Int(LastIndexUpTo(s, DecodeUtf8(a[1].str()), off));
 }
 Value LowerAscii(const Value* a, EvalContext&) {
@@ -768,6 +768,10 @@ uint64_t CostSortBy(const Value* a, size_t, const Value& r) {
   return CostSelfCompare(keys, 1, r);
 }
 Value Range(const Value* a, EvalContext&) {
+  if (a[0].int_value() < 0) {
+    return Value::Error("lists.range: size must be non-negative, got " +
+                        std::to_string(a[0].int_value()));
+  }
   std::vector<Value> out;
   for (int64_t i = 0; i < a[0].int_value(); ++i) out.push_back(Value::Int(i));
   return Value::List(std::move(out));
@@ -1073,7 +1077,7 @@ void AddStandardLibrary(Env& env) {
   Add(env, "optional.of", "optional_of", false, {kA}, T::Optional(kA), OptOf);
   Add(env, "optional.ofNonZeroValue", "optional_ofNonZeroValue", false, {kA}, T::Optional(kA),
       OptOfNonZero);
-  Add(env, "optional.none", "optional_none", false, {}, T::Optional(Dy), OptNone);
+  Add(env, "optional.none", "optional_none", false, {}, T::Optional(kA), OptNone);
   Add(env, "hasValue", "optional_hasValue", true, {T::Optional(kA)}, Bo, OptHasValue);
   Add(env, "value", "optional_value", true, {T::Optional(kA)}, kA, OptValue);
   Add(env, "orValue", "optional_orValue_value", true, {T::Optional(kA), kA}, kA, OptOrValue);

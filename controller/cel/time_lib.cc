@@ -414,7 +414,7 @@ Value TsGetTz(const Value* a, EvalContext&) {
 Value DurHours(const Value* a, EvalContext&) { return Value::Int(AsDur(a[0]) / (3600 * kNanos)); }
 Value DurMinutes(const Value* a, EvalContext&) { return Value::Int(AsDur(a[0]) / (60 * kNanos)); }
 Value DurSeconds(const Value* a, EvalContext&) { return Value::Int(AsDur(a[0]) / kNanos); }
-Value DurMillis(const Value* a, EvalContext&) { return Value::Int(AsDur(a[0]) % kNanos / 1000000); }
+Value DurMillis(const Value* a, EvalContext&) { return Value::Int(AsDur(a[0]) / 1000000); }
 
 template <int kOp>
 Value Cmp(const Value* a, EvalContext&) {
