@@ -71,74 +71,176 @@ bool UsesCompatibilityGroups(const ResourceSlice& s) {
 Allocator::Allocator(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Allocator::~Allocator() = default;
 
+namespace {
+
+void MergeTaintRules(const Features& f, const std::vector<DeviceTaintRule>& rules,
+                     ResourceSlice& s) {
+  // DeviceTaintRules are merged into device taints, rules in order (scheduler's slice tracker).
+  if (!f.device_taint_rules) return;
+  for (const auto& rule : rules) {
+    if (!rule.has_selector) continue;
+    if (rule.driver && *rule.driver != s.driver) continue;
+    if (rule.pool && *rule.pool != s.pool) continue;
+    for (auto& d : s.devices) {
+      if (rule.device && *rule.device != d.name) continue;
+      d.taints.push_back(rule.taint);
+    }
+  }
+}
+
+}  // namespace
+
+void Snapshot::Data::Index() {
+  class_by_name.clear();
+  for (size_t i = 0; i < classes.size(); ++i) class_by_name[classes[i].name] = int(i);
+  slice_pool_key.assign(slices.size(), 0);
+  slice_gid_base.assign(slices.size(), 0);
+  node_slices.clear();
+  shared_slices.clear();
+  pool_keys.clear();
+  pool_key_index.clear();
+  gid_identity.clear();
+  identity_gid.clear();
+  identity_index.clear();
+  int64_t gid = 0;
+  for (size_t i = 0; i < slices.size(); ++i) {
+    const ResourceSlice& s = slices[i];
+    std::string pk = IdentityKey(s.driver, s.pool, "");
+    auto [it, inserted] = pool_key_index.emplace(pk, int(pool_keys.size()));
+    if (inserted) pool_keys.push_back({s.driver, s.pool, {}});
+    pool_keys[it->second].slices.push_back(int(i));
+    slice_pool_key[i] = it->second;
+    if (s.node_name && !s.node_name->empty()) {
+      node_slices[*s.node_name].push_back(int(i));
+    } else {
+      shared_slices.push_back(int(i));
+    }
+    slice_gid_base[i] = int(gid);
+    for (const auto& d : s.devices) {
+      auto [iit, iins] =
+          identity_index.emplace(IdentityKey(s.driver, s.pool, d.name), int(identity_gid.size()));
+      if (iins) identity_gid.push_back(int(gid));
+      gid_identity.push_back(iit->second);
+      ++gid;
+    }
+  }
+  num_devices = gid;
+}
+
+Snapshot::Snapshot(std::unique_ptr<Data> data) : data_(std::move(data)) {}
+Snapshot::~Snapshot() = default;
+
+std::shared_ptr<const Snapshot> Snapshot::Build(const Features& features,
+                                                std::vector<DeviceClass> classes,
+                                                std::vector<ResourceSlice> slices,
+                                                std::vector<DeviceTaintRule> taint_rules) {
+  auto d = std::make_unique<Data>();
+  d->features = features;
+  d->taint_rules = std::move(taint_rules);
+  d->classes = std::move(classes);
+  d->slices.ptrs_.reserve(slices.size());
+  for (auto& s : slices) {
+    MergeTaintRules(features, d->taint_rules, s);
+    d->slices.ptrs_.push_back(std::make_shared<const ResourceSlice>(std::move(s)));
+  }
+  d->Index();
+  return std::make_shared<const Snapshot>(std::move(d));
+}
+
+std::shared_ptr<const Snapshot> Snapshot::WithSlice(ResourceSlice slice) const {
+  auto d = std::make_unique<Data>();
+  d->features = data_->features;
+  d->taint_rules = data_->taint_rules;
+  d->classes = data_->classes;
+  d->slices = data_->slices;
+  MergeTaintRules(d->features, d->taint_rules, slice);
+  auto ptr = std::make_shared<const ResourceSlice>(std::move(slice));
+  bool replaced = false;
+  for (auto& p : d->slices.ptrs_) {
+    if (p->name == ptr->name) {
+      p = ptr;
+      replaced = true;
+      break;
+    }
+  }
+  if (!replaced) d->slices.ptrs_.push_back(std::move(ptr));
+  d->Index();
+  return std::make_shared<const Snapshot>(std::move(d));
+}
+
+std::shared_ptr<const Snapshot> Snapshot::WithoutSlice(std::string_view name) const {
+  auto d = std::make_unique<Data>();
+  d->features = data_->features;
+  d->taint_rules = data_->taint_rules;
+  d->classes = data_->classes;
+  d->slices = data_->slices;
+  std::erase_if(d->slices.ptrs_, [&](const auto& p) { return p->name == name; });
+  d->Index();
+  return std::make_shared<const Snapshot>(std::move(d));
+}
+
+int64_t Snapshot::num_devices() const { return data_->num_devices; }
+size_t Snapshot::num_slices() const { return data_->slices.size(); }
+bool Snapshot::SharesSlice(const Snapshot& other, size_t i) const {
+  return i < data_->slices.size() && i < other.data_->slices.size() &&
+         data_->slices.ptrs_[i] == other.data_->slices.ptrs_[i];
+}
+
 StatusOr<std::unique_ptr<Allocator>> Allocator::Create(
     Config config, std::vector<DeviceClass> classes, std::vector<ResourceSlice> slices,
     std::vector<DeviceTaintRule> taint_rules, const std::vector<ResourceClaim>& allocated) {
+  auto snap = Snapshot::Build(config.features, std::move(classes), std::move(slices),
+                              std::move(taint_rules));
+  return Create(std::move(config), std::move(snap), allocated);
+}
+
+StatusOr<std::unique_ptr<Allocator>> Allocator::Create(
+    Config config, std::shared_ptr<const Snapshot> snapshot,
+    const std::vector<ResourceClaim>& allocated) {
   if (config.features.compatibility_groups || config.features.derived_attributes) {
     return UnimplementedError(
         "features compatibilityGroups and derivedAttributes (alpha) are not supported");
   }
-  auto impl = std::make_unique<Impl>(std::move(config));
+  if (!snapshot) return InvalidArgumentError("no snapshot");
+  if (snapshot->data().features.device_taint_rules != config.features.device_taint_rules) {
+    return InvalidArgumentError("snapshot built with a different DeviceTaintRules feature gate");
+  }
+  auto impl = std::make_unique<Impl>(std::move(config), std::move(snapshot));
   Impl& m = *impl;
-  m.classes_ = std::move(classes);
-  for (size_t i = 0; i < m.classes_.size(); ++i) m.class_by_name_[m.classes_[i].name] = int(i);
+  m.identities_.resize(m.d_.identity_gid.size());
+  m.pool_epoch_.assign(m.pool_keys_.size(), 0);
   m.class_sel_.resize(m.classes_.size());
   m.class_sel_err_.resize(m.classes_.size());
-
-  // DeviceTaintRules are merged into device taints, rules in order (scheduler's slice tracker).
-  if (m.config_.features.device_taint_rules) {
-    for (auto& s : slices) {
-      for (const auto& rule : taint_rules) {
-        if (!rule.has_selector) continue;
-        if (rule.driver && *rule.driver != s.driver) continue;
-        if (rule.pool && *rule.pool != s.pool) continue;
-        for (auto& d : s.devices) {
-          if (rule.device && *rule.device != d.name) continue;
-          d.taints.push_back(rule.taint);
-        }
-      }
-    }
-  }
-  m.slices_ = std::move(slices);
-
-  int64_t gid = 0;
-  m.slice_gid_base_.resize(m.slices_.size());
-  m.slice_pool_key_.resize(m.slices_.size());
-  for (size_t i = 0; i < m.slices_.size(); ++i) {
-    const ResourceSlice& s = m.slices_[i];
-    std::string pk = IdentityKey(s.driver, s.pool, "");
-    auto [it, inserted] = m.pool_key_index_.emplace(pk, int(m.pool_keys_.size()));
-    if (inserted) m.pool_keys_.push_back({s.driver, s.pool, {}});
-    m.pool_keys_[it->second].slices.push_back(int(i));
-    m.slice_pool_key_[i] = it->second;
-    if (s.node_name && !s.node_name->empty()) {
-      m.node_slices_[*s.node_name].push_back(int(i));
-    } else {
-      m.shared_slices_.push_back(int(i));
-    }
-    m.slice_gid_base_[i] = int(gid);
-    for (const auto& d : s.devices) {
-      auto [iit, iins] = m.identity_index_.emplace(IdentityKey(s.driver, s.pool, d.name),
-                                                   int(m.identities_.size()));
-      if (iins) m.identities_.emplace_back();
-      m.gid_identity_.push_back(iit->second);
-      ++gid;
-    }
-  }
-  m.num_devices_ = gid;
-  m.pool_epoch_.assign(m.pool_keys_.size(), 0);
-  for (auto& v : m.class_sel_) v.assign(size_t(gid), 0);
+  for (auto& v : m.class_sel_) v.assign(size_t(m.num_devices_), 0);
+  m.InitPolicies();
   for (const auto& c : allocated) {
-    if (c.allocation) m.AddAllocation(*c.allocation);
+    if (c.allocation) m.AddAllocation(*c.allocation, &c);
   }
   return std::unique_ptr<Allocator>(new Allocator(std::move(impl)));
 }
 
-void Allocator::Impl::AddAllocation(const AllocationResult& result) {
+void Allocator::Impl::AddAllocation(const AllocationResult& result, const ResourceClaim* claim) {
   for (const auto& r : result.results) {
     if (r.admin_access.value_or(false)) continue;
     auto it = identity_index_.find(IdentityKey(r.driver, r.pool, r.device));
     if (it == identity_index_.end()) continue;  // not in the snapshot: cannot matter
+    if (claim != nullptr && !class_policy_.empty()) {
+      auto cls = class_by_name_.find(ClassOfRequest(*claim, r.request));
+      int pol = cls == class_by_name_.end() ? -1 : PolicyOf(cls->second);
+      if (pol >= 0 && !config_.policies[size_t(pol)].namespace_limits.empty()) {
+        Usage& u = usage_[{pol, claim->namespace_name}];
+        ++u.devices;
+        // Capacity: consumed capacity for shared allocations, else the device's capacity.
+        int gid = d_.identity_gid[size_t(it->second)];
+        const Device& dev = slices_[size_t(SliceOfGid(gid))]
+                                .devices[size_t(gid - slice_gid_base_[size_t(SliceOfGid(gid))])];
+        if (r.share_id && r.has_consumed_capacity) {
+          for (const auto& [name, q] : r.consumed_capacity) u.capacity[name] += q.nanos;
+        } else if (!r.share_id) {
+          for (const auto& [name, c] : dev.capacity) u.capacity[name] += c.value.nanos;
+        }
+      }
+    }
     IdentityState& st = identities_[it->second];
     if (config_.features.consumable_capacity && r.share_id) {
       ++st.shares;
@@ -162,7 +264,85 @@ void Allocator::Impl::AddAllocation(const AllocationResult& result) {
   }
 }
 
-void Allocator::Commit(const AllocationResult& result) { impl_->AddAllocation(result); }
+void Allocator::Commit(const ResourceClaim& claim, const AllocationResult& result) {
+  impl_->AddAllocation(result, &claim);
+}
+
+std::string Allocator::Impl::ClassOfRequest(const ResourceClaim& claim, std::string_view request) {
+  size_t slash = request.find('/');
+  std::string_view parent = request.substr(0, slash);
+  for (const auto& r : claim.requests) {
+    if (r.name != parent) continue;
+    if (slash == std::string_view::npos) return r.exactly ? r.exactly->device_class_name : "";
+    std::string_view sub = request.substr(slash + 1);
+    for (const auto& s : r.first_available) {
+      if (s.name == sub) return s.device_class_name;
+    }
+  }
+  return "";
+}
+
+Amount Allocator::Impl::DeviceCapacity(int gid, const std::string& name) const {
+  int slice = SliceOfGid(gid);
+  const Device& d = slices_[size_t(slice)].devices[size_t(gid - slice_gid_base_[size_t(slice)])];
+  const auto* c = d.FindCapacity(name);
+  return c ? c->value.nanos : 0;
+}
+
+void Allocator::Impl::InitPolicies() {
+  class_policy_.clear();
+  if (config_.policies.empty()) return;
+  class_policy_.assign(classes_.size(), -1);
+  for (size_t ci = 0; ci < classes_.size(); ++ci) {
+    int best = -1;
+    for (size_t pi = 0; pi < config_.policies.size(); ++pi) {
+      const AllocationPolicy& p = config_.policies[pi];
+      if (!p.Selects(classes_[ci])) continue;
+      if (best < 0) {
+        best = int(pi);
+        continue;
+      }
+      const AllocationPolicy& b = config_.policies[size_t(best)];
+      if (p.priority > b.priority || (p.priority == b.priority && p.name < b.name)) best = int(pi);
+    }
+    class_policy_[ci] = best;
+  }
+}
+
+Strategy Allocator::Impl::ClaimsStrategy(const std::vector<const ResourceClaim*>& claims) const {
+  if (class_policy_.empty()) return Strategy::kFirstFit;
+  auto of = [&](const std::string& cls) {
+    auto it = class_by_name_.find(cls);
+    int pol = it == class_by_name_.end() ? -1 : PolicyOf(it->second);
+    return pol < 0 ? Strategy::kFirstFit : config_.policies[size_t(pol)].strategy;
+  };
+  for (const ResourceClaim* c : claims) {
+    for (const auto& r : c->requests) {
+      if (r.exactly) {
+        if (Strategy s = of(r.exactly->device_class_name); s != Strategy::kFirstFit) return s;
+      }
+      for (const auto& sub : r.first_available) {
+        if (Strategy s = of(sub.device_class_name); s != Strategy::kFirstFit) return s;
+      }
+    }
+  }
+  return Strategy::kFirstFit;
+}
+
+int64_t Allocator::Impl::NodeAllocatedCount(const std::string& node) const {
+  auto it = node_slices_.find(node);
+  if (it == node_slices_.end()) return 0;
+  int64_t n = 0;
+  for (int si : it->second) {
+    int base = slice_gid_base_[size_t(si)];
+    for (size_t k = 0; k < slices_[size_t(si)].devices.size(); ++k) {
+      if (IsDeviceAllocated(base + int(k))) ++n;
+    }
+  }
+  return n;
+}
+
+void Allocator::Commit(const AllocationResult& result) { impl_->AddAllocation(result, nullptr); }
 
 int64_t Allocator::num_devices() const { return impl_->num_devices_; }
 
@@ -630,8 +810,22 @@ Outcome Allocator::AllocateOnAnyNode(std::span<const Node> candidates,
                                      size_t start) {
   Outcome last;
   last.message = "no candidate node";
+  std::vector<size_t> order(candidates.size());
+  for (size_t k = 0; k < candidates.size(); ++k) order[k] = (start + k) % candidates.size();
+  // AllocationPolicy strategies reorder nodes by allocated devices (stable: ties keep the
+  // rotation order). FirstFit keeps upstream's order.
+  Strategy strategy = impl_->ClaimsStrategy(claims);
+  if (strategy != Strategy::kFirstFit) {
+    std::vector<int64_t> used(candidates.size());
+    for (size_t k = 0; k < candidates.size(); ++k) {
+      used[k] = impl_->NodeAllocatedCount(candidates[k].name);
+    }
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      return strategy == Strategy::kBinPack ? used[a] > used[b] : used[a] < used[b];
+    });
+  }
   for (size_t k = 0; k < candidates.size(); ++k) {
-    const Node& n = candidates[(start + k) % candidates.size()];
+    const Node& n = candidates[order[k]];
     Outcome o = impl_->Run(n, claims, nullptr);
     if (o.kind == Outcome::Kind::kAllocated) {
       o.node = n.name;

@@ -77,6 +77,36 @@ struct Explanation {
   std::vector<RequestFunnel> requests;
 };
 
+// An immutable, indexed cluster snapshot: DeviceClasses, ResourceSlices (DeviceTaintRules merged)
+// and their indexes. Build it once and share it between any number of Allocators (each Allocator
+// keeps only its own allocated state and caches on top of it); derive updated snapshots per slice
+// with WithSlice/WithoutSlice, which share every unchanged slice object with the original (no
+// device copies; only the integer/string indexes are rebuilt).
+// Thread-safety: immutable after construction, safe to share across threads.
+class Snapshot {
+ public:
+  static std::shared_ptr<const Snapshot> Build(const Features& features,
+                                               std::vector<DeviceClass> classes,
+                                               std::vector<ResourceSlice> slices,
+                                               std::vector<DeviceTaintRule> taint_rules);
+  // A new snapshot where the slice named `slice.name` is replaced (or appended when absent).
+  std::shared_ptr<const Snapshot> WithSlice(ResourceSlice slice) const;
+  // A new snapshot without the slice named `name` (same content when absent).
+  std::shared_ptr<const Snapshot> WithoutSlice(std::string_view name) const;
+  int64_t num_devices() const;
+  size_t num_slices() const;
+  // True when both snapshots hold the very same slice object at index `i` (sharing check).
+  bool SharesSlice(const Snapshot& other, size_t i) const;
+
+  struct Data;
+  const Data& data() const { return *data_; }
+  explicit Snapshot(std::unique_ptr<Data> data);
+  ~Snapshot();
+
+ private:
+  std::unique_ptr<Data> data_;
+};
+
 class Allocator {
  public:
   struct Config {
@@ -92,6 +122,9 @@ class Allocator {
     std::chrono::milliseconds timeout{0};
     // Deterministic share IDs ("00000000-0000-4000-8000-<n>") instead of random UUIDs.
     bool deterministic_share_ids = false;
+    // AllocationPolicies (strategy and namespace limits per governed DeviceClass). Empty =
+    // upstream behaviour.
+    std::vector<AllocationPolicy> policies;
   };
 
   // Builds the snapshot. `allocated` are claims with status.allocation (committed or in flight);
@@ -100,6 +133,12 @@ class Allocator {
                                                      std::vector<DeviceClass> classes,
                                                      std::vector<ResourceSlice> slices,
                                                      std::vector<DeviceTaintRule> taint_rules,
+                                                     const std::vector<ResourceClaim>& allocated);
+  // Cheap: creates an allocator over a shared snapshot; only the allocated state is built
+  // (O(allocated results) plus one small per-identity state vector). `config.features` must
+  // equal the features the snapshot was built with (taint-rule merging depends on them).
+  static StatusOr<std::unique_ptr<Allocator>> Create(Config config,
+                                                     std::shared_ptr<const Snapshot> snapshot,
                                                      const std::vector<ResourceClaim>& allocated);
   ~Allocator();
 
@@ -115,6 +154,9 @@ class Allocator {
   // Records an allocation as in use (in flight or committed): its devices are never handed out
   // again by this Allocator. Admin-access results are ignored, as upstream does.
   void Commit(const AllocationResult& result);
+  // Same, and also counts the allocation against `claim`'s namespace limits (AllocationPolicy);
+  // `claim` supplies the namespace and the requests' device classes.
+  void Commit(const ResourceClaim& claim, const AllocationResult& result);
 
   // Allocates and, on failure, explains every request: a funnel per node.
   Explanation Explain(const Node& node, const std::vector<const ResourceClaim*>& claims);

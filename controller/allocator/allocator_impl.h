@@ -60,29 +60,80 @@ struct IdentityState {
   std::vector<std::pair<std::string, Amount>> aggregate;  // summed consumedCapacity
 };
 
-class Allocator::Impl {
+// Read-only list of shared slices, indexable like a vector of slices.
+class SliceList {
  public:
-  Impl(Config config) : config_(std::move(config)) {}
+  const ResourceSlice& operator[](size_t i) const { return *ptrs_[i]; }
+  size_t size() const { return ptrs_.size(); }
+  std::vector<std::shared_ptr<const ResourceSlice>> ptrs_;
+};
 
-  Config config_;
-  std::vector<DeviceClass> classes_;
-  std::unordered_map<std::string, int> class_by_name_;
-  std::vector<ResourceSlice> slices_;
-  std::vector<int> slice_pool_key_;
-  std::vector<int> slice_gid_base_;
-  std::unordered_map<std::string, std::vector<int>> node_slices_;
-  std::vector<int> shared_slices_;
+// The immutable, indexed cluster snapshot behind alloc::Snapshot (see allocator.h).
+struct Snapshot::Data {
+  Features features;
+  std::vector<DeviceTaintRule> taint_rules;
+  std::vector<DeviceClass> classes;
+  std::unordered_map<std::string, int> class_by_name;
+  SliceList slices;  // taint rules already merged
+  std::vector<int> slice_pool_key;
+  std::vector<int> slice_gid_base;
+  std::unordered_map<std::string, std::vector<int>> node_slices;
+  std::vector<int> shared_slices;
   struct PoolKey {
     std::string driver, pool;
     std::vector<int> slices;
   };
-  std::vector<PoolKey> pool_keys_;
-  std::unordered_map<std::string, int> pool_key_index_;
-  std::vector<int> gid_identity_;
+  std::vector<PoolKey> pool_keys;
+  std::unordered_map<std::string, int> pool_key_index;
+  std::vector<int> gid_identity;
+  std::vector<int> identity_gid;  // first gid of each identity
+  std::unordered_map<std::string, int> identity_index;
+  int64_t num_devices = 0;
+
+  // (Re)builds every index from `classes` and `slices`.
+  void Index();
+};
+
+class Allocator::Impl {
+ public:
+  Impl(Config config, std::shared_ptr<const Snapshot> snap)
+      : config_(std::move(config)),
+        snap_(std::move(snap)),
+        d_(snap_->data()),
+        classes_(d_.classes),
+        class_by_name_(d_.class_by_name),
+        slices_(d_.slices),
+        slice_pool_key_(d_.slice_pool_key),
+        slice_gid_base_(d_.slice_gid_base),
+        node_slices_(d_.node_slices),
+        shared_slices_(d_.shared_slices),
+        pool_keys_(d_.pool_keys),
+        pool_key_index_(d_.pool_key_index),
+        gid_identity_(d_.gid_identity),
+        identity_index_(d_.identity_index),
+        num_devices_(d_.num_devices) {}
+
+  Config config_;
+  std::shared_ptr<const Snapshot> snap_;
+  const Snapshot::Data& d_;
+  // Immutable parts (views into the shared snapshot).
+  const std::vector<DeviceClass>& classes_;
+  const std::unordered_map<std::string, int>& class_by_name_;
+  const SliceList& slices_;
+  const std::vector<int>& slice_pool_key_;
+  const std::vector<int>& slice_gid_base_;
+  const std::unordered_map<std::string, std::vector<int>>& node_slices_;
+  const std::vector<int>& shared_slices_;
+  using PoolKey = Snapshot::Data::PoolKey;
+  const std::vector<PoolKey>& pool_keys_;
+  const std::unordered_map<std::string, int>& pool_key_index_;
+  const std::vector<int>& gid_identity_;
+  const std::unordered_map<std::string, int>& identity_index_;
+  const int64_t num_devices_;
+
+  // Mutable allocation state.
   std::vector<IdentityState> identities_;
-  std::unordered_map<std::string, int> identity_index_;
   std::vector<uint64_t> pool_epoch_;  // bumped when allocated state of a pool changes
-  int64_t num_devices_ = 0;
 
   // Per-node gathered pools.
   std::unordered_map<std::string, std::unique_ptr<NodePools>> node_cache_;
@@ -118,7 +169,29 @@ class Allocator::Impl {
   }
   const std::vector<Amount>& AvailableCounters(PoolView& pool);
   std::string NewShareId();
-  void AddAllocation(const AllocationResult& result);
+  // Records `result` as allocated; with `claim`, also counts it against namespace limits.
+  void AddAllocation(const AllocationResult& result, const ResourceClaim* claim);
+
+  // --- AllocationPolicy ---
+  struct Usage {
+    int64_t devices = 0;
+    std::map<std::string, Amount> capacity;
+  };
+  std::vector<int> class_policy_;                       // per class: governing policy index, or -1
+  std::map<std::pair<int, std::string>, Usage> usage_;  // committed, per (policy, namespace)
+  void InitPolicies();
+  // Governing policy of a class index (-1: none).
+  int PolicyOf(int class_idx) const {
+    return class_idx < 0 || class_policy_.empty() ? -1 : class_policy_[size_t(class_idx)];
+  }
+  // Device class of result `request` ("req" or "req/sub") in `claim`, or "".
+  static std::string ClassOfRequest(const ResourceClaim& claim, std::string_view request);
+  // capacity[name] of the device with identity key parts, or 0.
+  Amount DeviceCapacity(int gid, const std::string& name) const;
+  // Strategy for ordering nodes for these claims (first governed non-FirstFit request).
+  Strategy ClaimsStrategy(const std::vector<const ResourceClaim*>& claims) const;
+  // Allocated devices on node-local slices of `node`.
+  int64_t NodeAllocatedCount(const std::string& node) const;
   Status PreFilter(const std::vector<const ResourceClaim*>& claims, std::string* reason) const;
   Outcome Run(const Node& node, const std::vector<const ResourceClaim*>& claims,
               Explanation* explain);

@@ -256,6 +256,55 @@ void Search::Explain() {
         }
         stage("after constraints", detail);
 
+        // AllocationPolicy namespace limits (committed + in-flight usage of the namespace).
+        if (rd.limit != nullptr && !rd.admin) {
+          const AllocationPolicy& pol = impl_.config_.policies[size_t(rd.policy)];
+          const std::string& ns = cd.claim->namespace_name;
+          Allocator::Impl::Usage used = UsageOf(rd.policy, ns);
+          std::string ldetail;
+          size_t allowed = alive.size();
+          if (rd.limit->max_devices) {
+            int64_t room = std::max<int64_t>(0, *rd.limit->max_devices - used.devices);
+            if (room < fn.wanted) {
+              ldetail += "AllocationPolicy " + pol.name + ": namespace " + ns + " maxDevices " +
+                         std::to_string(*rd.limit->max_devices) + ", used " +
+                         std::to_string(used.devices) + ", requested " + std::to_string(fn.wanted) +
+                         "; ";
+            }
+            allowed = std::min(allowed, size_t(room));
+          }
+          for (const auto& [name, max] : rd.limit->max_capacity) {
+            Amount have = used.capacity.count(name) ? used.capacity[name] : Amount(0);
+            Amount want = 0;
+            size_t fit = 0;
+            Amount sum = have;
+            for (int ci : alive) {
+              const auto* c = impl_.DeviceOf(pools_->cands[size_t(ci)]).FindCapacity(name);
+              Amount add = c ? c->value.nanos : 0;
+              if (fit < size_t(std::max<int64_t>(fn.wanted, 0))) want += add;
+              if (sum + add <= max.nanos) {
+                sum += add;
+                ++fit;
+              }
+            }
+            if (fit < size_t(std::max<int64_t>(fn.wanted, 0))) {
+              auto q = [](Amount a) {
+                return Qty::FromInt64(int64_t(a / 1000000000),
+                                      a % (Amount(1000000000) * 1024) == 0 && a != 0
+                                          ? api::Quantity::Format::kBinarySI
+                                          : api::Quantity::Format::kDecimalSI)
+                    .ToString();
+              };
+              ldetail += "AllocationPolicy " + pol.name + ": namespace " + ns + " maxCapacity[" +
+                         name + "] " + max.ToString() + ", used " + q(have) + ", requested " +
+                         q(want) + "; ";
+            }
+            allowed = std::min(allowed, fit);
+          }
+          if (allowed < alive.size()) alive.resize(allowed);
+          stage("within namespace limits", ldetail);
+        }
+
         int64_t final_count = int64_t(alive.size());
         fn.satisfiable_alone = final_count >= fn.wanted && fn.wanted > 0 && fn.cel_errors.empty();
         if (!fn.cel_errors.empty()) {

@@ -404,7 +404,14 @@ StatusOr<ResourceSlice> DecodeResourceSlice(const Value& v) {
 
 StatusOr<DeviceClass> DecodeDeviceClass(const Value& v) {
   DeviceClass c;
-  if (const Value* md = Field(v, "metadata"); md != nullptr) c.name = Str(*md, "name");
+  if (const Value* md = Field(v, "metadata"); md != nullptr) {
+    c.name = Str(*md, "name");
+    if (const Value* l = Field(*md, "labels"); l != nullptr && l->IsObject()) {
+      for (const auto& m : l->GetObject()) {
+        c.labels[m.name.GetString()] = m.value.IsString() ? m.value.GetString() : "";
+      }
+    }
+  }
   const Value* spec = Field(v, "spec");
   if (spec == nullptr) return c;
   c.selectors = DecodeSelectors(*spec);
@@ -416,6 +423,79 @@ StatusOr<DeviceClass> DecodeDeviceClass(const Value& v) {
     }
   }
   return c;
+}
+
+StatusOr<AllocationPolicy> DecodeAllocationPolicy(const Value& v) {
+  AllocationPolicy p;
+  if (const Value* md = Field(v, "metadata"); md != nullptr) p.name = Str(*md, "name");
+  if (p.name.empty()) return InvalidArgumentError("AllocationPolicy: metadata.name is required");
+  const std::string where = "AllocationPolicy " + p.name + ": ";
+  const Value* spec = Field(v, "spec");
+  if (spec == nullptr) return InvalidArgumentError(where + "spec is required");
+  const Value* sel = Field(*spec, "deviceClassSelector");
+  if (sel == nullptr || !sel->IsObject()) {
+    return InvalidArgumentError(where + "spec.deviceClassSelector is required");
+  }
+  p.class_names = OptStrList(*sel, "names");
+  if (const Value* ls = Field(*sel, "labelSelector"); ls != nullptr && ls->IsObject()) {
+    p.has_label_selector = true;
+    if (const Value* ml = Field(*ls, "matchLabels"); ml != nullptr && ml->IsObject()) {
+      for (const auto& m : ml->GetObject()) {
+        p.match_labels[m.name.GetString()] = m.value.IsString() ? m.value.GetString() : "";
+      }
+    }
+    if (const Value* me = Field(*ls, "matchExpressions"); me != nullptr && me->IsArray()) {
+      for (const auto& e : me->GetArray()) {
+        LabelSelectorRequirement r{Str(e, "key"), Str(e, "operator"), StrList(e, "values")};
+        if (r.op != "In" && r.op != "NotIn" && r.op != "Exists" && r.op != "DoesNotExist") {
+          return InvalidArgumentError(where + "unknown labelSelector operator \"" + r.op + "\"");
+        }
+        p.match_expressions.push_back(std::move(r));
+      }
+    }
+  }
+  if (p.class_names.has_value() == p.has_label_selector) {
+    return InvalidArgumentError(
+        where +
+        "set exactly one of deviceClassSelector.names and deviceClassSelector.labelSelector");
+  }
+  std::string strategy = Str(*spec, "strategy");
+  if (strategy.empty() || strategy == "FirstFit") {
+    p.strategy = Strategy::kFirstFit;
+  } else if (strategy == "BinPack") {
+    p.strategy = Strategy::kBinPack;
+  } else if (strategy == "Spread") {
+    p.strategy = Strategy::kSpread;
+  } else {
+    return InvalidArgumentError(where + "unknown strategy \"" + strategy + "\"");
+  }
+  p.priority = int32_t(Int(*spec, "priority"));
+  if (const Value* nl = Field(*spec, "namespaceLimits"); nl != nullptr && nl->IsArray()) {
+    for (const auto& e : nl->GetArray()) {
+      NamespaceLimit l;
+      l.namespace_name = Str(e, "namespace");
+      if (l.namespace_name.empty()) {
+        return InvalidArgumentError(where + "namespaceLimits entry without namespace");
+      }
+      if (Field(e, "maxDevices") != nullptr) l.max_devices = Int(e, "maxDevices");
+      if (const Value* mc = Field(e, "maxCapacity"); mc != nullptr && mc->IsObject()) {
+        for (const auto& m : mc->GetObject()) {
+          std::string val = m.value.IsString() ? m.value.GetString() : "";
+          auto q = Qty::Parse(val);
+          if (!q.ok()) {
+            return InvalidArgumentError(where + "namespaceLimits[" + l.namespace_name +
+                                        "].maxCapacity[" + m.name.GetString() +
+                                        "]: " + q.status().message());
+          }
+          l.max_capacity.emplace_back(m.name.GetString(), *q);
+        }
+        std::sort(l.max_capacity.begin(), l.max_capacity.end(),
+                  [](const auto& a, const auto& b) { return a.first < b.first; });
+      }
+      p.namespace_limits.push_back(std::move(l));
+    }
+  }
+  return p;
 }
 
 StatusOr<AllocationResult> DecodeAllocationResult(const Value& v) {

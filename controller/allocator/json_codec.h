@@ -28,6 +28,8 @@ StatusOr<DeviceClass> DecodeDeviceClass(const rapidjson::Value& v);
 StatusOr<ResourceClaim> DecodeResourceClaim(const rapidjson::Value& v);
 // Decodes a ResourceClaimTemplate's spec.spec into a claim named `name` (no status).
 StatusOr<ResourceClaim> DecodeClaimTemplateSpec(const rapidjson::Value& template_obj);
+// draco.dev/v1alpha1 AllocationPolicy; enforces the CRD's structural rules that matter here.
+StatusOr<AllocationPolicy> DecodeAllocationPolicy(const rapidjson::Value& v);
 StatusOr<DeviceTaintRule> DecodeDeviceTaintRule(const rapidjson::Value& v);
 StatusOr<Features> DecodeFeatures(const rapidjson::Value& v);
 StatusOr<AllocationResult> DecodeAllocationResult(const rapidjson::Value& v);

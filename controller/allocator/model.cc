@@ -166,4 +166,46 @@ const DeviceCapacity* Device::FindCapacity(std::string_view key) const {
   return nullptr;
 }
 
+std::string_view StrategyName(Strategy s) {
+  switch (s) {
+    case Strategy::kFirstFit:
+      return "FirstFit";
+    case Strategy::kBinPack:
+      return "BinPack";
+    case Strategy::kSpread:
+      return "Spread";
+  }
+  return "?";
+}
+
+bool AllocationPolicy::Selects(const DeviceClass& cls) const {
+  if (class_names) {
+    return std::find(class_names->begin(), class_names->end(), cls.name) != class_names->end();
+  }
+  if (!has_label_selector) return false;
+  for (const auto& [k, v] : match_labels) {
+    auto it = cls.labels.find(k);
+    if (it == cls.labels.end() || it->second != v) return false;
+  }
+  for (const auto& r : match_expressions) {
+    auto it = cls.labels.find(r.key);
+    bool has = it != cls.labels.end();
+    bool in = has && std::find(r.values.begin(), r.values.end(), it->second) != r.values.end();
+    if (r.op == "In" && !in) return false;
+    if (r.op == "NotIn" && in) return false;
+    if (r.op == "Exists" && !has) return false;
+    if (r.op == "DoesNotExist" && has) return false;
+  }
+  return true;
+}
+
+const NamespaceLimit* AllocationPolicy::LimitFor(std::string_view ns) const {
+  const NamespaceLimit* star = nullptr;
+  for (const auto& l : namespace_limits) {
+    if (l.namespace_name == ns) return &l;
+    if (l.namespace_name == "*") star = &l;
+  }
+  return star;
+}
+
 }  // namespace draco::alloc

@@ -161,8 +161,9 @@ struct OpaqueConfig {
 
 struct DeviceClass {
   std::string name;
-  std::vector<std::string> selectors;  // CEL expressions; "" marks a selector without `cel`
-  std::vector<OpaqueConfig> config;    // entries without `opaque` keep an empty driver
+  std::map<std::string, std::string> labels;  // metadata.labels (AllocationPolicy selection)
+  std::vector<std::string> selectors;         // CEL expressions; "" marks a selector without `cel`
+  std::vector<OpaqueConfig> config;           // entries without `opaque` keep an empty driver
   std::vector<bool> config_has_opaque;
 };
 
@@ -240,6 +241,35 @@ struct DeviceTaintRule {
   bool has_selector = false;
   std::optional<std::string> driver, pool, device;
   DeviceTaint taint;
+};
+
+// draco.dev/v1alpha1 AllocationPolicy (crds/draco.dev_allocationpolicies.yaml).
+struct LabelSelectorRequirement {
+  std::string key;
+  std::string op;  // In, NotIn, Exists, DoesNotExist
+  std::vector<std::string> values;
+};
+enum class Strategy : uint8_t { kFirstFit, kBinPack, kSpread };
+std::string_view StrategyName(Strategy s);
+struct NamespaceLimit {
+  std::string namespace_name;  // a namespace, or "*" for every namespace without its own entry
+  std::optional<int64_t> max_devices;
+  std::vector<std::pair<std::string, Qty>> max_capacity;  // sorted by name
+};
+struct AllocationPolicy {
+  std::string name;
+  std::optional<std::vector<std::string>> class_names;  // deviceClassSelector.names
+  bool has_label_selector = false;                      // deviceClassSelector.labelSelector
+  std::map<std::string, std::string> match_labels;
+  std::vector<LabelSelectorRequirement> match_expressions;
+  Strategy strategy = Strategy::kFirstFit;
+  int32_t priority = 0;
+  std::vector<NamespaceLimit> namespace_limits;
+
+  // Whether deviceClassSelector selects `cls`.
+  bool Selects(const DeviceClass& cls) const;
+  // The limit entry for `ns` (its own entry, else "*"), or null.
+  const NamespaceLimit* LimitFor(std::string_view ns) const;
 };
 
 // Which optional allocator behaviours are on (kube-scheduler 1.37 defaults).

@@ -522,6 +522,11 @@ Status Search::ValidateRequest(ReqData& rd, const ResourceClaim& claim) {
                          "\" not found");
   }
   rd.class_idx = cls->second;
+  rd.policy = impl_.PolicyOf(rd.class_idx);
+  if (rd.policy >= 0) {
+    rd.limit = impl_.config_.policies[size_t(rd.policy)].LimitFor(claim.namespace_name);
+    ApplyStrategy(rd);
+  }
   rd.sel.assign(pools_->cands.size(), 0);
   rd.sel_err.assign(pools_->cands.size(), std::string());
   if (spec.allocation_mode == "ExactCount") {
@@ -775,14 +780,113 @@ int Search::AllocateDevice(int claim, ReqData& rd, int ci, bool must, Rollback* 
       rb->capacity_inserted = true;
     }
   }
+  if (rd.limit != nullptr && !rd.admin && !LimitAllows(cd, rd, ci, &res.consumed, rb)) {
+    Undo(claim, rd, ci, *rb);
+    return 0;
+  }
   cd.results.push_back(std::move(res));
   rb->result_added = true;
   return 1;
 }
 
+void Search::ApplyStrategy(ReqData& rd) {
+  Strategy st = impl_.config_.policies[size_t(rd.policy)].strategy;
+  if (st == Strategy::kFirstFit) return;
+  const auto& cands = pools_->cands;
+  // Allocated devices per pool of this node (committed state).
+  std::vector<int64_t> pool_used(pools_->pools.size(), 0);
+  for (const Candidate& c : cands) {
+    if (impl_.IsDeviceAllocated(c.gid)) ++pool_used[size_t(c.pool)];
+  }
+  rd.order.resize(cands.size());
+  for (size_t i = 0; i < cands.size(); ++i) rd.order[i] = int(i);
+  auto key = [&](int ci) {
+    const Candidate& c = cands[size_t(ci)];
+    // Within a pool, shared devices already in use count as "more allocated".
+    int64_t shares = impl_.Identity(c.gid).shares;
+    return std::pair<int64_t, int64_t>(pool_used[size_t(c.pool)], shares);
+  };
+  std::stable_sort(rd.order.begin(), rd.order.end(), [&](int a, int b) {
+    return st == Strategy::kBinPack ? key(a) > key(b) : key(a) < key(b);
+  });
+}
+
+const Allocator::Impl::Usage* Search::Committed(int policy, const std::string& ns) const {
+  auto it = impl_.usage_.find({policy, ns});
+  return it == impl_.usage_.end() ? nullptr : &it->second;
+}
+
+Allocator::Impl::Usage Search::UsageOf(int policy, const std::string& ns) const {
+  Allocator::Impl::Usage u;
+  if (const auto* c = Committed(policy, ns)) u = *c;
+  auto it = inflight_.find({policy, ns});
+  if (it != inflight_.end()) {
+    u.devices += it->second.devices;
+    for (const auto& [k, v] : it->second.capacity) u.capacity[k] += v;
+  }
+  return u;
+}
+
+bool Search::LimitAllows(const ClaimData& cd, const ReqData& rd, int ci,
+                         const std::vector<std::pair<std::string, Qty>>* consumed, Rollback* rb) {
+  const NamespaceLimit& lim = *rd.limit;
+  const std::string& ns = cd.claim->namespace_name;
+  const AllocationPolicy& pol = impl_.config_.policies[size_t(rd.policy)];
+  Allocator::Impl::Usage used = UsageOf(rd.policy, ns);
+  const Device& d = impl_.DeviceOf(pools_->cands[size_t(ci)]);
+  auto fail = [&](const std::string& what, const std::string& limit, const std::string& u,
+                  const std::string& req) {
+    limit_message_ = "AllocationPolicy " + pol.name + ": namespace " + ns + " " + what + " limit " +
+                     limit + " (namespace entry \"" + lim.namespace_name + "\"), used " + u +
+                     ", requested " + req + " more (claim " + cd.kobj + ", request " + rd.full +
+                     ")";
+    return false;
+  };
+  if (lim.max_devices && used.devices + 1 > *lim.max_devices) {
+    return fail("maxDevices", std::to_string(*lim.max_devices), std::to_string(used.devices), "1");
+  }
+  rb->limit_capacity.clear();
+  for (const auto& [name, max] : lim.max_capacity) {
+    Amount add = 0;
+    if (consumed != nullptr && !consumed->empty()) {
+      for (const auto& [cn, q] : *consumed) {
+        if (cn == name) add = q.nanos;
+      }
+    } else if (const auto* c = d.FindCapacity(name)) {
+      add = c->value.nanos;
+    }
+    Amount have = used.capacity.count(name) ? used.capacity[name] : Amount(0);
+    if (have + add > max.nanos) {
+      auto fmt = [](Amount a) -> std::string {
+        constexpr Amount kOne = 1000000000;
+        if (a % kOne != 0) return std::to_string(int64_t(a / 1000000)) + "m";
+        int64_t v = int64_t(a / kOne);
+        bool binary = v >= 1024 && v % 1024 == 0;
+        return Qty::FromInt64(
+                   v, binary ? api::Quantity::Format::kBinarySI : api::Quantity::Format::kDecimalSI)
+            .ToString();
+      };
+      return fail("maxCapacity[" + name + "]", max.ToString(), fmt(have), fmt(add));
+    }
+    rb->limit_capacity.emplace_back(name, add);
+  }
+  Allocator::Impl::Usage& u = inflight_[{rd.policy, ns}];
+  ++u.devices;
+  for (const auto& [name, add] : rb->limit_capacity) u.capacity[name] += add;
+  rb->limit_added = true;
+  return true;
+}
+
+void Search::LimitRelease(const ClaimData& cd, const ReqData& rd, const Rollback& rb) {
+  Allocator::Impl::Usage& u = inflight_[{rd.policy, cd.claim->namespace_name}];
+  --u.devices;
+  for (const auto& [name, add] : rb.limit_capacity) u.capacity[name] -= add;
+}
+
 void Search::Undo(int claim, ReqData& rd, int ci, const Rollback& rb) {
   ClaimData& cd = claims_[claim];
   if (rb.result_added) cd.results.pop_back();
+  if (rb.limit_added) LimitRelease(cd, rd, rb);
   if (rb.capacity_inserted) {
     for (size_t i = 0; i < rb.consumed_amounts.size(); ++i) {
       alloc_cap_[ci][i] -= rb.consumed_amounts[i];
@@ -838,7 +942,8 @@ bool Search::ErrorFree() {
 bool Search::PruneCut(ReqData& rd, int claim, int start, int64_t need) {
   int64_t found = 0;
   const ClaimData& cd = claims_[claim];
-  for (int ci = start; ci < int(pools_->cands.size()); ++ci) {
+  for (int pos = start; pos < int(pools_->cands.size()); ++pos) {
+    int ci = rd.Cand(pos);
     if (rd.admin ? cd.picked[ci] != 0 : InUse(ci)) continue;
     uint8_t s = Selectable(rd, ci);
     if (s == 3) return false;
@@ -899,7 +1004,8 @@ Search::Step Search::AllocateOne(int claim, int req, int sub, int64_t dev, bool 
   }
   const bool consumable = impl_.config_.features.consumable_capacity;
   const int n = int(pools_->cands.size());
-  for (int ci = start; ci < n; ++ci) {
+  for (int pos = start; pos < n; ++pos) {
+    const int ci = rd.Cand(pos);
     if (rd.admin ? cd.picked[ci] != 0 : InUse(ci)) continue;
     uint8_t sel = Selectable(rd, ci);
     if (sel == 3) {
@@ -922,7 +1028,7 @@ Search::Step Search::AllocateOne(int claim, int req, int sub, int64_t dev, bool 
     int ok = AllocateDevice(claim, rd, ci, false, &rb);
     if (ok < 0) return Step::kError;
     if (ok == 0) continue;
-    Step s = AllocateOne(claim, req, sub, dev + 1, allocate_sub, ci + 1);
+    Step s = AllocateOne(claim, req, sub, dev + 1, allocate_sub, pos + 1);
     if (s == Step::kTrue) return s;
     Undo(claim, rd, ci, rb);
     if (s == Step::kError || s == Step::kMaxSize) return s;
@@ -1124,6 +1230,7 @@ Outcome Search::Run() {
         break;
       }
     }
+    if (out.message.empty() && !limit_message_.empty()) out.message = limit_message_;
   }
   if (explain_ && out.kind != Outcome::Kind::kAllocated) Explain();
   return out;

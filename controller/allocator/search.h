@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -44,6 +45,12 @@ class Search {
     std::vector<int> all_devices;
     std::vector<uint8_t> sel;  // per candidate: 0 unknown, 1 false, 2 true, 3 error
     std::vector<std::string> sel_err;
+    // AllocationPolicy: governing policy (-1 none), the namespace limit that applies (or null)
+    // and the candidate visiting order (empty = upstream order).
+    int policy = -1;
+    const NamespaceLimit* limit = nullptr;
+    std::vector<int> order;
+    int Cand(int pos) const { return order.empty() ? pos : order[size_t(pos)]; }
   };
 
   class Constraint {
@@ -101,6 +108,8 @@ class Search {
     bool capacity_inserted = false;
     std::vector<Amount> consumed_amounts;
     bool result_added = false;
+    bool limit_added = false;
+    std::vector<std::pair<std::string, Amount>> limit_capacity;
   };
 
   Status Prepare();
@@ -116,6 +125,13 @@ class Search {
   bool CapacityInUse(int ci) const;
   bool PruneCut(ReqData& rd, int claim, int start, int64_t need);
   bool ErrorFree();
+  void ApplyStrategy(ReqData& rd);
+  // Namespace limit check for adding candidate `ci` (consumed capacity `consumed` when shared);
+  // on success records the in-flight usage in `rb`. False = over the limit (message kept).
+  bool LimitAllows(const ClaimData& cd, const ReqData& rd, int ci,
+                   const std::vector<std::pair<std::string, Qty>>* consumed, Rollback* rb);
+  void LimitRelease(const ClaimData& cd, const ReqData& rd, const Rollback& rb);
+  const Allocator::Impl::Usage* Committed(int policy, const std::string& ns) const;
   Outcome BuildResults();
   void Explain();
 
@@ -133,6 +149,12 @@ class Search {
   bool has_deadline_ = false;
   int error_free_ = -1;  // -1 unknown, 0 no, 1 yes
   bool experimental_ = false;
+  std::map<std::pair<int, std::string>, Allocator::Impl::Usage> inflight_;
+
+ public:
+  std::string limit_message_;  // last namespace-limit rejection
+  // Namespace limit usage of (policy, namespace): committed + in flight.
+  Allocator::Impl::Usage UsageOf(int policy, const std::string& ns) const;
 };
 
 }  // namespace draco::alloc

@@ -75,24 +75,32 @@ def fmt(ns):
         return f"{ns/1e3:.1f}us"
     return f"{ns:.0f}ns"
 
+def ratio(a, b):
+    return f"{a/b:.2f}x" if a and b else "-"
+
 print(f"{'scenario':<12} {'n':>2} {'oracle ns':>10} {'draco ns':>10} {'ratio':>7} | "
+      f"{'shared':>9} {'ratio':>7} {'update':>9} {'ratio':>7} | "
       f"{'oracle alloc':>12} {'draco alloc':>11} {'ratio':>7} | outcome (oracle / draco)")
 for g in sorted(groups, key=lambda s: (s[:2], len(s), s)):
     ids = groups[g]
     key = "perClaimNs" if g == "S2" else "ns"
     o, d = med(ids, oracle, key), med(ids, draco, key)
     oa, da = med(ids, oracle, "allocateNs"), med(ids, draco, "allocateNs")
-    r = f"{o/d:.0f}x" if o and d else "-"
-    ra = f"{oa/da:.0f}x" if oa and da else "-"
+    sh, up = med(ids, draco, "sharedNs"), med(ids, draco, "updateNs")
+    r, ra = ratio(o, d), ratio(oa, da)
     oo = sorted({oracle[i].get("outcome", "?") for i in ids})
     do = sorted({draco[i].get("outcome", "?") for i in ids})
     label = g + ("/claim" if g == "S2" else "")
-    print(f"{label:<12} {len(ids):>2} {fmt(o):>10} {fmt(d):>10} {r:>7} | {fmt(oa):>12} "
+    print(f"{label:<12} {len(ids):>2} {fmt(o):>10} {fmt(d):>10} {r:>7} | "
+          f"{fmt(sh):>9} {ratio(o, sh):>7} {fmt(up):>9} {ratio(o, up):>7} | {fmt(oa):>12} "
           f"{fmt(da):>11} {ra:>7} | {','.join(oo)} / {','.join(do)}")
 bpd = [d.get("bytesPerDevice") for d in draco.values() if d.get("bytesPerDevice")]
 if bpd:
     print(f"draco allocator index: median {statistics.median(bpd):.0f} bytes per cached device "
           f"(max {max(bpd)})")
-print("ns = build allocator + Allocate (cold; oracle: NewAllocator+Allocate); "
-      "alloc = Allocate alone on a built allocator; S2 = per claim of the 5000-claim fill-up.")
+print("ns = build allocator + Allocate (fully cold: snapshot copied and indexed; oracle: "
+      "NewAllocator+Allocate); shared = Allocator::Create over a prebuilt shared Snapshot + "
+      "Allocate (cold allocator caches); update = Snapshot::WithSlice(one slice) + Create + "
+      "Allocate; alloc = Allocate alone on a built allocator (warm); ratios = oracle/draco "
+      "(>1: draco faster); S2 = per claim of the 5000-claim fill-up.")
 PY
