@@ -374,6 +374,11 @@ class Checker {
   }
 
   Type SelectType(const Expr& e, const Type& op) {
+    if (op.k == Type::K::kOptional && !op.params.empty()) {
+      // Selection on an optional value yields an optional (cel-go optional field selection).
+      Type inner = SelectType(e, Resolve(op.params[0], subst_));
+      return inner.k == Type::K::kError ? inner : Type::Optional(inner);
+    }
     switch (op.k) {
       case Type::K::kDyn:
       case Type::K::kError:
@@ -513,6 +518,16 @@ class Checker {
     if (e.operand) arg_types.push_back(GetType(*e.operand));
     for (auto& a : e.args) arg_types.push_back(GetType(*a));
 
+    if (e.name == "_?._" && !e.operand && arg_types.size() == 2) {
+      Type op = Resolve(arg_types[0], subst_);
+      if (op.k == Type::K::kOptional && !op.params.empty()) op = Resolve(op.params[0], subst_);
+      if (op.k != Type::K::kMap && op.k != Type::K::kDyn && op.k != Type::K::kObject &&
+          op.k != Type::K::kParam && op.k != Type::K::kError) {
+        Error(e, "type '" + Finalize(op).ToString() + "' does not support field selection");
+        SetType(e, Type::Error());
+        return;
+      }
+    }
     const std::vector<Overload>* fns = env_.FindFunction(e.name);
     if (fns == nullptr) {
       Error(e, "undeclared reference to '" + e.name + "' (in container '')");

@@ -97,6 +97,17 @@ Value ApplyQualifier(const Value& obj, const Value& key, bool field) {
   switch (obj.kind()) {
     case Kind::kError:
       return obj;
+    case Kind::kOptional: {
+      // Qualifying an optional value: none stays none, a missing key becomes none.
+      if (obj.optional_value() == nullptr) return obj;
+      const Value& inner = *obj.optional_value();
+      if (inner.kind() == Kind::kMap) {
+        const Value* v = inner.map().Find(key);
+        return v ? Value::Optional(*v) : Value::Optional(std::nullopt);
+      }
+      Value v = ApplyQualifier(inner, key, field);
+      return v.IsError() ? v : Value::Optional(v);
+    }
     case Kind::kMap: {
       if (!field &&
           !(key.kind() == Kind::kString || key.kind() == Kind::kInt || key.kind() == Kind::kUint ||
@@ -357,33 +368,9 @@ class CallNode final : public Node {
       vals[i] = args_[i]->Eval(ctx);
       if (ctx.cancelled()) return Cancelled();
     }
-    Value result = Invoke(vals, ctx);
-    if (ctx.cancelled()) return Cancelled();
-    ctx.AddCost(CostOf(vals, result));
-    return result;
-  }
-
- private:
-  Value Invoke(const Value* vals, EvalContext& ctx) const {
-    if (!non_strict_) {
-      for (size_t i = 0; i < args_.size(); ++i) {
-        if (vals[i].IsError()) return vals[i];
-      }
-    }
-    for (const Overload* o : overloads_) {
-      bool ok = true;
-      for (size_t i = 0; i < args_.size() && ok; ++i) {
-        ok = non_strict_ || RuntimeAssignable(o->args[i], vals[i]);
-      }
-      if (ok) return o->impl(vals, ctx);
-    }
-    return NoSuchOverload(function_);
-  }
-
-  uint64_t CostOf(const Value* vals, const Value& result) const {
-    // Cost is attributed by the first overload whose runtime types fit (or the first overload if
-    // none fits), mirroring cel-go which costs by the resolved overload id.
-    const Overload* chosen = overloads_.empty() ? nullptr : overloads_[0];
+    // Resolve the overload once: it both runs the call and prices it (cel-go costs by the
+    // dispatched overload id).
+    const Overload* chosen = nullptr;
     for (const Overload* o : overloads_) {
       bool ok = true;
       for (size_t i = 0; i < args_.size() && ok; ++i) ok = RuntimeAssignable(o->args[i], vals[i]);
@@ -392,14 +379,63 @@ class CallNode final : public Node {
         break;
       }
     }
-    if (chosen == nullptr || chosen->cost == nullptr) return 1;
-    return chosen->cost(vals, args_.size(), result);
+    Value result;
+    bool arg_error = false;
+    if (!non_strict_) {
+      for (size_t i = 0; i < args_.size(); ++i) {
+        if (vals[i].IsError()) {
+          result = vals[i];
+          arg_error = true;
+          break;
+        }
+      }
+    }
+    if (!arg_error) {
+      if (non_strict_ && !overloads_.empty()) {
+        result = overloads_[0]->impl(vals, ctx);
+      } else if (chosen != nullptr) {
+        result = chosen->impl(vals, ctx);
+      } else {
+        result = NoSuchOverload(function_);
+      }
+    }
+    if (ctx.cancelled()) return Cancelled();
+    const Overload* priced = chosen ? chosen : (overloads_.empty() ? nullptr : overloads_[0]);
+    ctx.AddCost(priced == nullptr || priced->cost == nullptr
+                    ? 1
+                    : priced->cost(vals, args_.size(), result));
+    return result;
   }
 
+ private:
   std::string function_;
   std::vector<const Overload*> overloads_;
   std::vector<NodePtr> args_;
   bool non_strict_;
+
+ public:
+  bool AllArgsConst() const {
+    if (args_.empty()) return false;
+    for (const auto& a : args_) {
+      if (a->ConstValue() == nullptr) return false;
+    }
+    return true;
+  }
+};
+
+// A call on constant arguments folded at plan time: returns the precomputed value and charges the
+// call's runtime cost, so costs match an unfolded evaluation.
+class FoldedCallNode final : public Node {
+ public:
+  FoldedCallNode(int64_t id, Value v, uint64_t cost) : Node(id), v_(std::move(v)), cost_(cost) {}
+  Value Eval(EvalContext& ctx) const override {
+    ctx.AddCost(cost_);
+    return v_;
+  }
+
+ private:
+  Value v_;
+  uint64_t cost_;
 };
 
 // `x in <constant list>`: cel-go's set-membership optimisation (costs nothing itself).
@@ -858,7 +894,20 @@ class Planner {
       }
       return std::make_unique<ConstNode>(e.id, v);
     }
+    if (CanFold(fn, *call)) {
+      std::vector<Value> slots(1);
+      EvalContext ctx(slots.data(), 0);
+      Value v = call->Eval(ctx);
+      if (!v.IsError()) return std::make_unique<FoldedCallNode>(e.id, std::move(v), ctx.cost());
+    }
     return call;
+  }
+
+  // Calls whose arguments are all plain constants are evaluated once at plan time (all functions
+  // are pure). lists.range is excluded: its result size is bounded only by the runtime cost limit.
+  static bool CanFold(const std::string& fn, const CallNode& call) {
+    if (fn == "lists.range" || fn == "@not_strictly_false") return false;
+    return call.AllArgsConst();
   }
 
   static bool IsConversion(const std::string& fn) {
