@@ -302,6 +302,7 @@ void Search::Explain() {
             allowed = std::min(allowed, fit);
           }
           if (allowed < alive.size()) alive.resize(allowed);
+          if (ldetail.size() >= 2) ldetail.resize(ldetail.size() - 2);  // trailing "; "
           stage("within namespace limits", ldetail);
         }
 

@@ -43,6 +43,7 @@ struct Inputs {
   std::vector<alloc::DeviceClass> classes;
   std::vector<alloc::ResourceSlice> slices;
   std::vector<alloc::DeviceTaintRule> rules;
+  std::vector<alloc::AllocationPolicy> policies;
   std::vector<alloc::Node> nodes;
   std::vector<ResourceClaim> claims;               // order of appearance
   std::map<std::string, ResourceClaim> templates;  // ns/name -> claim skeleton
@@ -152,6 +153,12 @@ Status Load(const std::vector<std::string>& paths, Inputs* in) {
         auto v = alloc::DecodeDeviceTaintRule(doc);
         if (v.ok())
           in->rules.push_back(std::move(v).value());
+        else
+          st = v.status();
+      } else if (m.kind == "AllocationPolicy") {
+        auto v = alloc::DecodeAllocationPolicy(doc);
+        if (v.ok())
+          in->policies.push_back(std::move(v).value());
         else
           st = v.status();
       } else if (m.kind == "Node") {
@@ -276,6 +283,7 @@ Status Build(const Options& opts, Simulation* sim, std::ostream& err) {
   alloc::Allocator::Config cfg;
   cfg.selectors = alloc::NewCelSelectorCompiler();
   cfg.timeout = std::chrono::milliseconds(10000);
+  cfg.policies = sim->in.policies;
   std::vector<ResourceClaim> allocated;
   for (const auto& c : sim->claims) {
     if (c.allocation) allocated.push_back(c);
@@ -358,7 +366,7 @@ GroupOutcome RunGroup(Simulation& sim, const Group& g, bool explain, const std::
     go.allocated = true;
     go.node = o.node;
     for (size_t k = 0; k < claims.size(); ++k) {
-      sim.allocator->Commit(o.results[k]);
+      sim.allocator->Commit(*claims[k], o.results[k]);
       const_cast<ResourceClaim*>(claims[k])->allocation = o.results[k];
     }
     return go;

@@ -67,5 +67,69 @@ TEST(SimulateTest, ExplainNamesTheFunnel) {
   EXPECT_NE(jout.str().find("\"funnel\""), std::string::npos) << jout.str();
 }
 
+const std::string kPolicy = std::string(DRACO_SOURCE_DIR) + "/e2e/samples/simulate-policy";
+
+std::string SimulatePolicy(const std::string& policy_dir, int want_exit) {
+  Options opts;
+  opts.paths = {kPolicy + "/base"};
+  if (!policy_dir.empty()) opts.paths.push_back(kPolicy + "/" + policy_dir);
+  std::ostringstream out, err;
+  EXPECT_EQ(RunSimulate(opts, out, err), want_exit) << err.str() << out.str();
+  return out.str();
+}
+
+TEST(SimulatePolicyTest, WithoutPolicyEverythingGoesFirstFitToNode0) {
+  std::string s = SimulatePolicy("", 0);
+  EXPECT_NE(s.find("claim team-b/a: allocated on node-0"), std::string::npos) << s;
+  EXPECT_NE(s.find("claim team-b/c: allocated on node-0"), std::string::npos) << s;
+  EXPECT_NE(s.find("claim team-a/extra: allocated on node-0"), std::string::npos) << s;
+}
+
+TEST(SimulatePolicyTest, BinPackFillsTheUsedNodeFirst) {
+  std::string s = SimulatePolicy("binpack", 0);
+  EXPECT_NE(s.find("team-b/a\n    gpu -> gpu.example.com/node-1/gpu-1"), std::string::npos) << s;
+  EXPECT_NE(s.find("team-b/c\n    gpu -> gpu.example.com/node-1/gpu-3"), std::string::npos) << s;
+  EXPECT_NE(s.find("claim team-a/extra: allocated on node-0"), std::string::npos) << s;
+}
+
+TEST(SimulatePolicyTest, SpreadAlternatesToTheLeastUsedNode) {
+  std::string s = SimulatePolicy("spread", 0);
+  EXPECT_NE(s.find("claim team-b/a: allocated on node-0"), std::string::npos) << s;
+  EXPECT_NE(s.find("claim team-b/b: allocated on node-0"), std::string::npos) << s;
+  EXPECT_NE(s.find("claim team-b/c: allocated on node-1"), std::string::npos) << s;
+}
+
+TEST(SimulatePolicyTest, LimitsRejectAndExplain) {
+  std::string s = SimulatePolicy("limit", 1);
+  EXPECT_NE(s.find("claim team-b/b: allocated"), std::string::npos) << s;
+  EXPECT_NE(s.find("claim team-b/c: NOT ALLOCATED (unsatisfiable: AllocationPolicy gpu-quota: "
+                   "namespace team-b maxDevices limit 2"),
+            std::string::npos)
+      << s;
+  EXPECT_NE(s.find("within namespace limits  -- AllocationPolicy gpu-quota: namespace team-b "
+                   "maxDevices 2, used 2, requested 1"),
+            std::string::npos)
+      << s;
+  EXPECT_NE(s.find("maxCapacity[memory] limit 100Gi (namespace entry \"*\"), used 80Gi, "
+                   "requested 80Gi"),
+            std::string::npos)
+      << s;
+  EXPECT_NE(s.find("2 allocated, 2 not allocated"), std::string::npos) << s;
+}
+
+TEST(SimulatePolicyTest, BadPolicyIsAnInputError) {
+  auto dir = std::filesystem::temp_directory_path() / "draco-sim-bad-policy";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "p.yaml") << "apiVersion: draco.dev/v1alpha1\nkind: AllocationPolicy\n"
+                                   "metadata: {name: p}\nspec:\n  deviceClassSelector: "
+                                   "{names: [gpu]}\n  strategy: Random\n";
+  Options opts;
+  opts.paths = {kPolicy + "/base", dir.string()};
+  std::ostringstream out, err;
+  EXPECT_EQ(RunSimulate(opts, out, err), 2);
+  EXPECT_NE(err.str().find("unknown strategy"), std::string::npos) << err.str();
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace draco::simulate
