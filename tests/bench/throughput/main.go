@@ -91,19 +91,25 @@ func setup(cs *kubernetes.Clientset, nodes, devices int) {
 		name := fmt.Sprintf("bench-node-%d", i)
 		node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name,
 			Labels: map[string]string{"kubernetes.io/hostname": name, "draco.dev/bench": "true"}}}
-		n, err := cs.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
-		if apierrors.IsAlreadyExists(err) {
-			n, err = cs.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
-		}
-		if err != nil {
+		if _, err := cs.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 			return err
 		}
 		rl := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("64"),
 			corev1.ResourceMemory: resource.MustParse("256Gi"), corev1.ResourcePods: resource.MustParse("110")}
-		n.Status.Capacity, n.Status.Allocatable = rl, rl
-		n.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue,
-			Reason: "KubeletReady", LastHeartbeatTime: metav1.Now(), LastTransitionTime: metav1.Now()}}
-		if _, err := cs.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{}); err != nil {
+		var err error
+		for attempt := 0; attempt < 10; attempt++ {
+			var n *corev1.Node
+			if n, err = cs.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{}); err != nil {
+				return err
+			}
+			n.Status.Capacity, n.Status.Allocatable = rl, rl
+			n.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue,
+				Reason: "KubeletReady", LastHeartbeatTime: metav1.Now(), LastTransitionTime: metav1.Now()}}
+			if _, err = cs.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{}); !apierrors.IsConflict(err) {
+				break
+			}
+		}
+		if err != nil {
 			return err
 		}
 		slice := &resourcev1.ResourceSlice{ObjectMeta: metav1.ObjectMeta{Name: name + "-" + driver},
