@@ -219,6 +219,47 @@ StatusOr<std::unique_ptr<Allocator>> Allocator::Create(
   return std::unique_ptr<Allocator>(new Allocator(std::move(impl)));
 }
 
+AllocatedState::AllocatedState(std::unique_ptr<Data> data) : data_(std::move(data)) {}
+AllocatedState::~AllocatedState() = default;
+
+namespace {
+std::vector<std::string> PolicyNames(const std::vector<AllocationPolicy>& ps) {
+  std::vector<std::string> out;
+  for (const auto& p : ps) out.push_back(p.name);
+  return out;
+}
+}  // namespace
+
+std::shared_ptr<const AllocatedState> Allocator::State() const {
+  const Impl& m = *impl_;
+  auto d = std::make_unique<AllocatedState::Data>();
+  d->snapshot = m.snap_.get();
+  d->policy_names = PolicyNames(m.config_.policies);
+  d->identities = m.identities_;
+  d->pool_epoch = m.pool_epoch_;
+  for (const auto& [k, u] : m.usage_) d->usage[k] = {u.devices, u.capacity};
+  return std::make_shared<const AllocatedState>(std::move(d));
+}
+
+StatusOr<std::unique_ptr<Allocator>> Allocator::CreateFromState(
+    Config config, std::shared_ptr<const Snapshot> snapshot,
+    std::shared_ptr<const AllocatedState> state) {
+  if (!state || state->data().snapshot != snapshot.get()) {
+    return InvalidArgumentError("allocated state belongs to a different snapshot");
+  }
+  if (state->data().policy_names != PolicyNames(config.policies)) {
+    return InvalidArgumentError("allocated state was built with different AllocationPolicies");
+  }
+  auto a = Create(std::move(config), std::move(snapshot), std::vector<ResourceClaim>{});
+  if (!a.ok()) return a.status();
+  Impl& m = *(*a)->impl_;
+  const AllocatedState::Data& d = state->data();
+  m.identities_ = d.identities;
+  m.pool_epoch_ = d.pool_epoch;
+  for (const auto& [k, u] : d.usage) m.usage_[k] = Impl::Usage{u.first, u.second};
+  return a;
+}
+
 void Allocator::Impl::AddAllocation(const AllocationResult& result, const ResourceClaim* claim) {
   for (const auto& r : result.results) {
     if (r.admin_access.value_or(false)) continue;

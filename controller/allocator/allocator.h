@@ -20,6 +20,20 @@
 //    when no candidate could raise a fatal error that upstream might have hit in the pruned part,
 //    so outcomes, including fatal CEL errors, stay identical.
 //
+// AllocationPolicy (Config::policies; crds/draco.dev_allocationpolicies.yaml): a DeviceClass is
+// governed by the selecting policy with the highest priority, ties to the smallest name; none =
+// FirstFit without limits. For requests (and firstAvailable subrequests) of a governed class:
+//  - FirstFit: upstream order, identical results;
+//  - BinPack / Spread: candidate devices of a node are visited pools-most-allocated-first /
+//    least-allocated-first (stable, so upstream order breaks ties; shared devices already in use
+//    count as more allocated), and AllocateOnAnyNode visits nodes by allocated devices on their
+//    node-local slices, most / least first (stable w.r.t. the rotation from `start`). The first
+//    governed non-FirstFit request of the claims decides the node order;
+//  - namespace limits (the claim namespace's entry, else "*"): maxDevices and maxCapacity[name]
+//    over committed (Create's `allocated`, Commit(claim, result)) plus in-flight devices of this
+//    call; exceeding one makes the device not fit (unsatisfiable, not an error), the outcome
+//    message and the explanation name the policy, the limit, used and requested amounts.
+//
 // Outcomes (like upstream's Allocate): allocated (one AllocationResult per claim, claim order),
 // unsatisfiable (no solution on this node; `message` set when invalid pools were seen), or a fatal
 // error (CEL error, >32 devices per claim, feature-disabled field, All with an incomplete pool...).
@@ -107,6 +121,23 @@ class Snapshot {
   std::unique_ptr<Data> data_;
 };
 
+class Allocator;
+
+// The allocated state of one Allocator (devices in use, shared-capacity aggregates, namespace
+// limit usage), resolved against its Snapshot. Taken with Allocator::State() and handed to
+// Create to start further allocators from it without re-reading every allocated claim.
+// Immutable; safe to share across threads.
+class AllocatedState {
+ public:
+  struct Data;
+  explicit AllocatedState(std::unique_ptr<Data> data);
+  ~AllocatedState();
+  const Data& data() const { return *data_; }
+
+ private:
+  std::unique_ptr<Data> data_;
+};
+
 class Allocator {
  public:
   struct Config {
@@ -140,7 +171,15 @@ class Allocator {
   static StatusOr<std::unique_ptr<Allocator>> Create(Config config,
                                                      std::shared_ptr<const Snapshot> snapshot,
                                                      const std::vector<ResourceClaim>& allocated);
+  // Cheapest: an allocator over `snapshot` starting from `state` (taken from an allocator over
+  // the same snapshot with the same config.policies; anything else is INVALID_ARGUMENT).
+  static StatusOr<std::unique_ptr<Allocator>> CreateFromState(
+      Config config, std::shared_ptr<const Snapshot> snapshot,
+      std::shared_ptr<const AllocatedState> state);
   ~Allocator();
+
+  // A copy of the current allocated state (committed and in-flight allocations).
+  std::shared_ptr<const AllocatedState> State() const;
 
   // Compatible mode: allocates all `claims` (unallocated, pod order, already defaulted) for
   // `node`, exactly like upstream's Allocate for that node.

@@ -94,6 +94,14 @@ struct Snapshot::Data {
   void Index();
 };
 
+struct AllocatedState::Data {
+  const Snapshot* snapshot = nullptr;
+  std::vector<std::string> policy_names;
+  std::vector<IdentityState> identities;
+  std::vector<uint64_t> pool_epoch;
+  std::map<std::pair<int, std::string>, std::pair<int64_t, std::map<std::string, Amount>>> usage;
+};
+
 class Allocator::Impl {
  public:
   Impl(Config config, std::shared_ptr<const Snapshot> snap)

@@ -254,8 +254,8 @@ TEST(SnapshotTest, SharedSnapshotAllocatorsAreIndependent) {
   auto snap = Snapshot::Build(f, {Class("gpu")}, {Slice("n0", 2)}, {});
   Allocator::Config cfg;
   cfg.selectors = NewCelSelectorCompiler();
-  auto a = Allocator::Create(cfg, snap, {});
-  auto b = Allocator::Create(cfg, snap, {});
+  auto a = Allocator::Create(cfg, snap, std::vector<ResourceClaim>{});
+  auto b = Allocator::Create(cfg, snap, std::vector<ResourceClaim>{});
   ASSERT_TRUE(a.ok() && b.ok());
   ResourceClaim c = Claim("x", "c", 2);
   Outcome o = (*a)->Allocate(kNodes[0], {&c});
@@ -263,6 +263,35 @@ TEST(SnapshotTest, SharedSnapshotAllocatorsAreIndependent) {
   (*a)->Commit(o.results[0]);
   EXPECT_EQ((*a)->Allocate(kNodes[0], {&c}).kind, Outcome::Kind::kUnsatisfiable);
   EXPECT_EQ((*b)->Allocate(kNodes[0], {&c}).kind, Outcome::Kind::kAllocated);
+  // A third allocator started from a's state sees a's commit; b's state is still empty.
+  auto from_a = Allocator::CreateFromState(cfg, snap, (*a)->State());
+  ASSERT_TRUE(from_a.ok()) << from_a.status();
+  EXPECT_EQ((*from_a)->Allocate(kNodes[0], {&c}).kind, Outcome::Kind::kUnsatisfiable);
+  auto from_b = Allocator::CreateFromState(cfg, snap, (*b)->State());
+  EXPECT_EQ((*from_b)->Allocate(kNodes[0], {&c}).kind, Outcome::Kind::kAllocated);
+  // States are bound to their snapshot and policies.
+  auto other = Snapshot::Build(f, {Class("gpu")}, {Slice("n0", 2)}, {});
+  EXPECT_FALSE(Allocator::CreateFromState(cfg, other, (*a)->State()).ok());
+  Allocator::Config with_policy = cfg;
+  with_policy.policies.push_back(Policy("p", Strategy::kBinPack));
+  EXPECT_FALSE(Allocator::CreateFromState(with_policy, snap, (*a)->State()).ok());
+}
+
+TEST(PolicyTest, StateCarriesNamespaceUsage) {
+  AllocationPolicy p = Policy("quota", Strategy::kFirstFit);
+  p.namespace_limits.push_back({"team", 1, {}});
+  Features f;
+  auto snap = Snapshot::Build(f, {Class("gpu")}, {Slice("n0", 4)}, {});
+  Allocator::Config cfg;
+  cfg.selectors = NewCelSelectorCompiler();
+  cfg.policies = {p};
+  auto a =
+      Allocator::Create(cfg, snap, std::vector<ResourceClaim>{Existing("team", "n0", "gpu-0")});
+  ASSERT_TRUE(a.ok());
+  auto b = Allocator::CreateFromState(cfg, snap, (*a)->State());
+  ASSERT_TRUE(b.ok()) << b.status();
+  ResourceClaim c = Claim("team", "c", 1);
+  EXPECT_EQ((*b)->Allocate(kNodes[0], {&c}).kind, Outcome::Kind::kUnsatisfiable);
 }
 
 TEST(SnapshotTest, WithSliceSharesUnchangedSlicesAndSeesTheChange) {
@@ -276,8 +305,9 @@ TEST(SnapshotTest, WithSliceSharesUnchangedSlicesAndSeesTheChange) {
   Allocator::Config cfg;
   cfg.selectors = NewCelSelectorCompiler();
   ResourceClaim c = Claim("x", "c", 3);
-  EXPECT_EQ((*Allocator::Create(cfg, snap, {}))->Allocate(kNodes[1], {&c}).kind,
-            Outcome::Kind::kUnsatisfiable);
+  EXPECT_EQ(
+      (*Allocator::Create(cfg, snap, std::vector<ResourceClaim>{}))->Allocate(kNodes[1], {&c}).kind,
+      Outcome::Kind::kUnsatisfiable);
   EXPECT_EQ((*Allocator::Create(cfg, grown, {}))->Allocate(kNodes[1], {&c}).kind,
             Outcome::Kind::kAllocated);
   auto removed = grown->WithoutSlice("slice-n1");
@@ -285,7 +315,7 @@ TEST(SnapshotTest, WithSliceSharesUnchangedSlicesAndSeesTheChange) {
   EXPECT_EQ(removed->num_slices(), 1u);
   // Mismatched taint-rule feature gate is rejected.
   cfg.features.device_taint_rules = false;
-  EXPECT_FALSE(Allocator::Create(cfg, snap, {}).ok());
+  EXPECT_FALSE(Allocator::Create(cfg, snap, std::vector<ResourceClaim>{}).ok());
 }
 
 }  // namespace

@@ -99,8 +99,8 @@ if bpd:
     print(f"draco allocator index: median {statistics.median(bpd):.0f} bytes per cached device "
           f"(max {max(bpd)})")
 print("ns = build allocator + Allocate (fully cold: snapshot copied and indexed; oracle: "
-      "NewAllocator+Allocate); shared = Allocator::Create over a prebuilt shared Snapshot + "
-      "Allocate (cold allocator caches); update = Snapshot::WithSlice(one slice) + Create + "
-      "Allocate; alloc = Allocate alone on a built allocator (warm); ratios = oracle/draco "
+      "NewAllocator+Allocate); shared = Allocator::Create over a prebuilt shared Snapshot and "
+      "AllocatedState + Allocate (cold allocator caches); update = Snapshot::WithSlice(one "
+      "slice) + Create re-reading all allocated claims + Allocate; alloc = Allocate alone on a built allocator (warm); ratios = oracle/draco "
       "(>1: draco faster); S2 = per claim of the 5000-claim fill-up.")
 PY
