@@ -4,8 +4,9 @@
 // The alloc::Allocator snapshot (classes, slices, taint rules, allocated devices) is built once and
 // then maintained: allocations that appear in the cache (by draco or by anyone else, e.g.
 // kube-scheduler) are committed from the cache's allocation log; draco's own results are committed
-// the moment they are chosen (in flight). The snapshot is rebuilt only when slices, classes or
-// taint rules changed, when an allocation disappeared (devices freed), or after Invalidate().
+// the moment they are chosen (in flight). The snapshot is rebuilt when slices, classes or taint
+// rules changed, after Invalidate(), and when an attempt fails on a snapshot that predates a
+// deallocation (freed devices are picked up lazily; a stale snapshot can only over-report use).
 //
 // Node choice: candidate nodes are tried round-robin from a rotating start (spreading pods like
 // kube-scheduler's default spreading does), first fit.
@@ -32,7 +33,8 @@ class SnapshotAllocator : public ClaimAllocator {
   int64_t rebuilds() const { return rebuilds_; }
 
  private:
-  Status EnsureSnapshot();
+  Status EnsureSnapshot(bool include_deallocations);
+  AllocateResponse AllocateOnce(const AllocateRequest& request, bool include_deallocations);
 
   ClusterCache& cache_;
   alloc::Allocator::Config config_;

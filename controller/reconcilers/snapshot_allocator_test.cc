@@ -1,0 +1,136 @@
+#include "controller/reconcilers/snapshot_allocator.h"
+
+#include <gtest/gtest.h>
+
+#include "controller/allocator/selector.h"
+
+namespace draco::reconcilers {
+namespace {
+
+class SnapshotAllocatorTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    alloc::DeviceClass cls;
+    cls.name = "gpu";
+    cls.selectors = {"device.driver == \"drv\""};
+    cache.UpsertClass("gpu", cls);
+    for (const std::string node : {"n0", "n1"}) {
+      alloc::ResourceSlice s;
+      s.name = node + "-drv";
+      s.driver = "drv";
+      s.pool = node;
+      s.generation = 1;
+      s.resource_slice_count = 1;
+      s.node_name = node;
+      for (int i = 0; i < 2; ++i) {
+        alloc::Device d;
+        d.name = "d" + std::to_string(i);
+        s.devices.push_back(d);
+      }
+      SliceEntry e;
+      e.name = s.name;
+      e.driver = "drv";
+      e.pool = node;
+      e.node_name = node;
+      e.device_count = 2;
+      e.model = std::make_shared<const alloc::ResourceSlice>(s);
+      cache.UpsertSlice(e);
+      api::Node n;
+      n.metadata.name = node;
+      n.metadata.labels = {{"kubernetes.io/hostname", node}};
+      nodes.push_back(std::make_shared<const api::Node>(n));
+    }
+  }
+  ClaimPtr Claim(const std::string& name, int rv = 1) {
+    api::ResourceClaim c;
+    c.metadata.name = name;
+    c.metadata.namespace_ = "ns";
+    c.metadata.uid = "uid-" + name;
+    c.metadata.resource_version = std::to_string(rv);
+    api::DeviceRequest r;
+    r.name = "r";
+    r.exactly = api::ExactDeviceRequest{};
+    r.exactly->device_class_name = "gpu";
+    c.spec.devices.requests.push_back(r);
+    return std::make_shared<const api::ResourceClaim>(c);
+  }
+  // Allocates `name` and records it in the cache as the informer would.
+  AllocateResponse AllocateAndStore(const std::string& name) {
+    ClaimPtr c = Claim(name);
+    cache.UpsertClaim(c);
+    AllocateResponse r = allocator.Allocate(AllocateRequest{"", {c}, nodes});
+    if (r.kind == AllocateResponse::Kind::kAllocated) {
+      api::ResourceClaim stored = *c;
+      stored.metadata.resource_version = "2";
+      stored.status.allocation = r.results[0];
+      cache.UpsertClaim(std::make_shared<const api::ResourceClaim>(stored));
+    }
+    return r;
+  }
+  ClusterCache cache;
+  std::vector<NodePtr> nodes;
+  SnapshotAllocator allocator{cache, [] {
+                                alloc::Allocator::Config c;
+                                c.selectors = alloc::NewCelSelectorCompiler();
+                                return c;
+                              }()};
+};
+
+TEST_F(SnapshotAllocatorTest, NeverHandsOutADeviceTwiceAndReusesFreedOnes) {
+  std::set<std::string> devices;
+  for (int i = 0; i < 4; ++i) {
+    auto r = AllocateAndStore("c" + std::to_string(i));
+    ASSERT_EQ(r.kind, AllocateResponse::Kind::kAllocated) << r.message;
+    const auto& d = r.results[0].devices.results[0];
+    EXPECT_TRUE(devices.insert(d.pool + "/" + d.device).second) << d.pool << "/" << d.device;
+    ASSERT_TRUE(r.results[0].node_selector.has_value());
+  }
+  auto full = AllocateAndStore("c4");
+  EXPECT_EQ(full.kind, AllocateResponse::Kind::kUnschedulable);
+  EXPECT_FALSE(full.message.empty());
+  EXPECT_EQ(allocator.rebuilds(), 1);
+  // Deallocate c1: the next attempt fails on the stale snapshot, rebuilds once and succeeds.
+  auto c1 = cache.GetClaim("ns", "c1");
+  api::ResourceClaim freed = *c1;
+  freed.metadata.resource_version = "3";
+  freed.status.allocation.reset();
+  cache.UpsertClaim(std::make_shared<const api::ResourceClaim>(freed));
+  auto again = AllocateAndStore("c5");
+  ASSERT_EQ(again.kind, AllocateResponse::Kind::kAllocated) << again.message;
+  EXPECT_EQ(allocator.rebuilds(), 2);
+}
+
+TEST_F(SnapshotAllocatorTest, AllocationsByOthersAreCommittedFromTheCache) {
+  ASSERT_EQ(AllocateAndStore("mine").kind, AllocateResponse::Kind::kAllocated);
+  // kube-scheduler allocates three devices behind draco's back.
+  int n = 0;
+  for (const auto& [pool, dev] : std::vector<std::pair<std::string, std::string>>{
+           {"n0", "d0"}, {"n0", "d1"}, {"n1", "d0"}, {"n1", "d1"}}) {
+    if (!cache.ClaimsUsingDevice({"drv", pool, dev}).empty()) continue;
+    if (n == 3) break;
+    api::ResourceClaim c = *Claim("foreign" + std::to_string(n++));
+    c.status.allocation = api::AllocationResult{};
+    api::DeviceRequestAllocationResult res;
+    res.request = "r";
+    res.driver = "drv";
+    res.pool = pool;
+    res.device = dev;
+    c.status.allocation->devices.results.push_back(res);
+    cache.UpsertClaim(std::make_shared<const api::ResourceClaim>(c));
+  }
+  EXPECT_EQ(AllocateAndStore("late").kind, AllocateResponse::Kind::kUnschedulable);
+  EXPECT_EQ(allocator.rebuilds(), 1);  // incremental, no rebuild needed
+}
+
+TEST_F(SnapshotAllocatorTest, BadClassSelectorIsAFatalErrorWithTheCelMessage) {
+  alloc::DeviceClass bad;
+  bad.name = "gpu";
+  bad.selectors = {"device.attributes[\"drv\"].model == \"x\""};
+  cache.UpsertClass("gpu", bad);
+  auto r = AllocateAndStore("c");
+  EXPECT_EQ(r.kind, AllocateResponse::Kind::kError);
+  EXPECT_NE(r.message.find("model"), std::string::npos) << r.message;
+}
+
+}  // namespace
+}  // namespace draco::reconcilers
