@@ -4,8 +4,8 @@
 //   sharedNs    Allocator::Create over a Snapshot and AllocatedState built once + Allocate (cold
 //               allocator caches): what a controller pays per fresh allocator when it keeps one
 //               shared snapshot and allocated state
-//   updateNs    Snapshot::WithSlice (one slice replaced) + Create re-reading every allocated
-//               claim + Allocate: a slice changed
+//   updateNs    Snapshot::WithSlice (one slice replaced) + CreateFromState rebasing the shared
+//               allocated state onto the new snapshot + Allocate: a slice changed
 //   allocateNs  Allocate alone on an allocator built once (warm per-node/selector caches), which
 //               is what a long-running controller pays per pod and node
 // fillUp lines: ns is the whole fill-up (fresh allocator), perClaimNs = ns / claims.
@@ -105,7 +105,7 @@ int main(int argc, char** argv) {
         draco::alloc::ResourceSlice copy = changed;
         auto t0 = Clock::now();
         auto next = snap->WithSlice(std::move(copy));
-        auto a = Allocator::Create(cfg, next, s->allocated_claims);
+        auto a = Allocator::CreateFromState(cfg, next, state);
         (*a)->Allocate(node, claims);
         update.push_back(std::chrono::duration<double, std::nano>(Clock::now() - t0).count());
       }

@@ -233,7 +233,7 @@ std::vector<std::string> PolicyNames(const std::vector<AllocationPolicy>& ps) {
 std::shared_ptr<const AllocatedState> Allocator::State() const {
   const Impl& m = *impl_;
   auto d = std::make_unique<AllocatedState::Data>();
-  d->snapshot = m.snap_.get();
+  d->snapshot = m.snap_;
   d->policy_names = PolicyNames(m.config_.policies);
   d->identities = m.identities_;
   d->pool_epoch = m.pool_epoch_;
@@ -244,9 +244,7 @@ std::shared_ptr<const AllocatedState> Allocator::State() const {
 StatusOr<std::unique_ptr<Allocator>> Allocator::CreateFromState(
     Config config, std::shared_ptr<const Snapshot> snapshot,
     std::shared_ptr<const AllocatedState> state) {
-  if (!state || state->data().snapshot != snapshot.get()) {
-    return InvalidArgumentError("allocated state belongs to a different snapshot");
-  }
+  if (!state || !snapshot) return InvalidArgumentError("no snapshot or allocated state");
   if (state->data().policy_names != PolicyNames(config.policies)) {
     return InvalidArgumentError("allocated state was built with different AllocationPolicies");
   }
@@ -254,8 +252,27 @@ StatusOr<std::unique_ptr<Allocator>> Allocator::CreateFromState(
   if (!a.ok()) return a.status();
   Impl& m = *(*a)->impl_;
   const AllocatedState::Data& d = state->data();
-  m.identities_ = d.identities;
-  m.pool_epoch_ = d.pool_epoch;
+  if (d.snapshot == m.snap_) {
+    m.identities_ = d.identities;
+    m.pool_epoch_ = d.pool_epoch;
+  } else {
+    // Rebase onto a derived snapshot (e.g. after WithSlice): move every in-use identity by its
+    // (driver, pool, device) key; identities absent from the new snapshot are dropped, as
+    // allocations of unknown devices are when reading claims.
+    const Snapshot::Data& old = d.snapshot->data();
+    for (size_t id = 0; id < d.identities.size(); ++id) {
+      const IdentityState& st = d.identities[id];
+      if (!st.exclusive && st.shares == 0 && !st.has_aggregate) continue;
+      int gid = old.identity_gid[id];
+      auto it = std::upper_bound(old.slice_gid_base.begin(), old.slice_gid_base.end(), gid);
+      size_t si = size_t(it - old.slice_gid_base.begin()) - 1;
+      const ResourceSlice& sl = old.slices[si];
+      const Device& dev = sl.devices[size_t(gid - old.slice_gid_base[si])];
+      auto nit = m.identity_index_.find(IdentityKey(sl.driver, sl.pool, dev.name));
+      if (nit == m.identity_index_.end()) continue;
+      m.identities_[size_t(nit->second)] = st;
+    }
+  }
   for (const auto& [k, u] : d.usage) m.usage_[k] = Impl::Usage{u.first, u.second};
   return a;
 }

@@ -171,8 +171,11 @@ class Allocator {
   static StatusOr<std::unique_ptr<Allocator>> Create(Config config,
                                                      std::shared_ptr<const Snapshot> snapshot,
                                                      const std::vector<ResourceClaim>& allocated);
-  // Cheapest: an allocator over `snapshot` starting from `state` (taken from an allocator over
-  // the same snapshot with the same config.policies; anything else is INVALID_ARGUMENT).
+  // Cheapest: an allocator over `snapshot` starting from `state` (taken with State() from an
+  // allocator with the same config.policies, else INVALID_ARGUMENT). When `state` was taken over
+  // a different snapshot (e.g. the one WithSlice derived from), in-use devices are carried over
+  // by (driver, pool, device) identity: O(in-use devices), no claims re-read. Namespace-limit
+  // usage is carried over unchanged.
   static StatusOr<std::unique_ptr<Allocator>> CreateFromState(
       Config config, std::shared_ptr<const Snapshot> snapshot,
       std::shared_ptr<const AllocatedState> state);

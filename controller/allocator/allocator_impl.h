@@ -95,7 +95,7 @@ struct Snapshot::Data {
 };
 
 struct AllocatedState::Data {
-  const Snapshot* snapshot = nullptr;
+  std::shared_ptr<const Snapshot> snapshot;
   std::vector<std::string> policy_names;
   std::vector<IdentityState> identities;
   std::vector<uint64_t> pool_epoch;

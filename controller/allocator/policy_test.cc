@@ -269,9 +269,17 @@ TEST(SnapshotTest, SharedSnapshotAllocatorsAreIndependent) {
   EXPECT_EQ((*from_a)->Allocate(kNodes[0], {&c}).kind, Outcome::Kind::kUnsatisfiable);
   auto from_b = Allocator::CreateFromState(cfg, snap, (*b)->State());
   EXPECT_EQ((*from_b)->Allocate(kNodes[0], {&c}).kind, Outcome::Kind::kAllocated);
-  // States are bound to their snapshot and policies.
-  auto other = Snapshot::Build(f, {Class("gpu")}, {Slice("n0", 2)}, {});
-  EXPECT_FALSE(Allocator::CreateFromState(cfg, other, (*a)->State()).ok());
+  // A state rebases onto another snapshot by device identity: a's commit still occupies both
+  // devices of n0 after n0's slice grew to 3 devices, so only one more fits.
+  auto grown = snap->WithSlice(Slice("n0", 3));
+  auto rebased = Allocator::CreateFromState(cfg, grown, (*a)->State());
+  ASSERT_TRUE(rebased.ok()) << rebased.status();
+  EXPECT_EQ((*rebased)->Allocate(kNodes[0], {&c}).kind, Outcome::Kind::kUnsatisfiable);
+  ResourceClaim one = Claim("x", "one", 1);
+  Outcome o1 = (*rebased)->Allocate(kNodes[0], {&one});
+  ASSERT_EQ(o1.kind, Outcome::Kind::kAllocated);
+  EXPECT_EQ(o1.results[0].results[0].device, "gpu-2");
+  // States are bound to their policies.
   Allocator::Config with_policy = cfg;
   with_policy.policies.push_back(Policy("p", Strategy::kBinPack));
   EXPECT_FALSE(Allocator::CreateFromState(with_policy, snap, (*a)->State()).ok());

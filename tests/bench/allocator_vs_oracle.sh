@@ -101,6 +101,6 @@ if bpd:
 print("ns = build allocator + Allocate (fully cold: snapshot copied and indexed; oracle: "
       "NewAllocator+Allocate); shared = Allocator::Create over a prebuilt shared Snapshot and "
       "AllocatedState + Allocate (cold allocator caches); update = Snapshot::WithSlice(one "
-      "slice) + Create re-reading all allocated claims + Allocate; alloc = Allocate alone on a built allocator (warm); ratios = oracle/draco "
+      "slice) + CreateFromState rebasing that state onto the new snapshot + Allocate; alloc = Allocate alone on a built allocator (warm); ratios = oracle/draco "
       "(>1: draco faster); S2 = per claim of the 5000-claim fill-up.")
 PY
