@@ -35,8 +35,12 @@ fi
 cleanup() { if ((started)); then e2e/cluster/down.sh || true; fi; }
 trap cleanup EXIT
 
-step "ctest"
-ctest --test-dir "$BUILD" --output-on-failure -j"$JOBS" "$@"
+step "ctest: unit and differential (parallel)"
+ctest --test-dir "$BUILD" --output-on-failure -j"$JOBS" -LE '^(integration|e2e)$' "$@"
+# Integration and e2e tests share one control plane and some restart the API server or run
+# controllers, so they run one at a time.
+step "ctest: integration and e2e (serial)"
+ctest --test-dir "$BUILD" --output-on-failure -j1 -L '^(integration|e2e)$' "$@"
 
 if [[ -f scripts/tsan-targets.txt ]]; then
   step "TSan"
