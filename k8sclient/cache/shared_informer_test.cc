@@ -83,6 +83,9 @@ TEST_F(SharedInformerTest, InitialListThenWatchEventsInOrder) {
   EXPECT_FALSE(inf->HasSynced());
   inf->Start();
   ASSERT_TRUE(inf->WaitForCacheSync(std::chrono::seconds(10)));
+  // Handlers run on their own thread: let them see the initial adds before the watch deletes ns/b,
+  // or the add-before-index check below would race with that delete.
+  ASSERT_TRUE(rec.WaitFor(2));
   w->Push(Ev(T::kModified, Obj("ns", "a", "11")));
   w->Push(Ev(T::kAdded, Obj("ns", "c", "12")));
   w->Push(Ev(T::kDeleted, Obj("ns", "b", "13")));
