@@ -34,7 +34,6 @@ ARG RUNTIME_PACKAGES="\
     libcpprest2.10 \
     libfmt9 \
     libprometheus-cpp-core1.0 \
-    libprometheus-cpp-pull1.0 \
     libre2-9 \
     libspdlog1.10 \
     libssl3 \
