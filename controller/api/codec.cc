@@ -754,6 +754,17 @@ Status ParseJson(std::string_view json, rapidjson::Document& doc) {
   return OkStatus();
 }
 
+// Like kubectl's YAML-or-JSON decoder: input whose first non-blank character is '{' is JSON and is
+// parsed with RapidJSON only. This also keeps malformed JSON away from yaml-cpp 0.7, which can loop
+// forever on some broken flow collections (found by the codec fuzzer).
+bool LooksLikeJson(std::string_view text) {
+  for (char c : text) {
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') continue;
+    return c == '{';
+  }
+  return false;
+}
+
 template <class T>
 StatusOr<T> DecodeValue(const Value& v) {
   Decoder d;
@@ -1129,6 +1140,7 @@ std::string Encode(const T& obj) {
 
 template <typename T>
 StatusOr<T> DecodeYaml(std::string_view yaml) {
+  if (LooksLikeJson(yaml)) return Decode<T>(yaml);
   StatusOr<std::vector<YAML::Node>> docs = LoadYaml(yaml);
   if (!docs.ok()) return docs.status();
   if (docs->size() != 1) {
@@ -1141,6 +1153,11 @@ StatusOr<T> DecodeYaml(std::string_view yaml) {
 }
 
 StatusOr<std::string> YamlToJson(std::string_view yaml) {
+  if (LooksLikeJson(yaml)) {
+    rapidjson::Document doc;
+    if (Status s = ParseJson(yaml, doc); !s.ok()) return s;
+    return Compact(doc);
+  }
   StatusOr<std::vector<YAML::Node>> docs = LoadYaml(yaml);
   if (!docs.ok()) return docs.status();
   if (docs->size() != 1) {
@@ -1153,6 +1170,13 @@ StatusOr<std::string> YamlToJson(std::string_view yaml) {
 }
 
 StatusOr<std::vector<Manifest>> DecodeManifests(std::string_view yaml) {
+  if (LooksLikeJson(yaml)) {
+    rapidjson::Document doc;
+    if (Status s = ParseJson(yaml, doc); !s.ok()) return s;
+    std::vector<Manifest> out;
+    if (Status s = AppendManifest(doc, out, 0); !s.ok()) return s;
+    return out;
+  }
   StatusOr<std::vector<YAML::Node>> docs = LoadYaml(yaml);
   if (!docs.ok()) return docs.status();
   std::vector<Manifest> out;
