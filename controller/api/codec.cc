@@ -721,7 +721,8 @@ class Encoder {
  private:
   bool ParseRaw(const std::string& json, Value& out) {
     rapidjson::Document doc(&a_);
-    doc.Parse<rapidjson::kParseIterativeFlag>(json.data(), json.size());
+    doc.Parse<rapidjson::kParseIterativeFlag | rapidjson::kParseFullPrecisionFlag>(json.data(),
+                                                                                   json.size());
     if (doc.HasParseError()) return false;
     out.CopyFrom(doc, a_);
     return true;
@@ -743,7 +744,8 @@ class Encoder {
 };
 
 Status ParseJson(std::string_view json, rapidjson::Document& doc) {
-  doc.Parse<rapidjson::kParseIterativeFlag>(json.data(), json.size());
+  doc.Parse<rapidjson::kParseIterativeFlag | rapidjson::kParseFullPrecisionFlag>(json.data(),
+                                                                                 json.size());
   if (doc.HasParseError()) {
     return InvalidArgumentError("invalid JSON at offset " + std::to_string(doc.GetErrorOffset()) +
                                 ": " + rapidjson::GetParseError_En(doc.GetParseError()));
