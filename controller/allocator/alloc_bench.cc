@@ -1,6 +1,8 @@
 // alloc_bench: draco's counterpart of `oracle bench-alloc`. Reads `oracle allocate` scenario lines
 // on stdin; per line runs the scenario `-iters N` times and prints the median times:
-//   ns          Allocator::Create (snapshot indexing) + Allocate, cold caches
+//   ns          Allocator::Create over the already-decoded slices (shared pointers, as the oracle
+//               gets its decoded slices; classes, taint rules and allocated claims are read inside
+//               the timed region) + Allocate, cold caches
 //   sharedNs    Allocator::Create over a Snapshot and AllocatedState built once + Allocate (cold
 //               allocator caches): what a controller pays per fresh allocator when it keeps one
 //               shared snapshot and allocated state
@@ -14,6 +16,7 @@
 #include <chrono>
 #include <cstring>
 #include <iostream>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -34,8 +37,12 @@ double Median(std::vector<double> v) {
 
 int main(int argc, char** argv) {
   int iters = 20;
-  for (int i = 1; i + 1 < argc; ++i) {
-    if (std::strcmp(argv[i], "-iters") == 0) iters = std::max(1, std::atoi(argv[i + 1]));
+  bool phases = false;  // -phases: also print the cold column's phases to stderr
+  for (int i = 1; i < argc; ++i) {
+    if (i + 1 < argc && std::strcmp(argv[i], "-iters") == 0) {
+      iters = std::max(1, std::atoi(argv[i + 1]));
+    }
+    if (std::strcmp(argv[i], "-phases") == 0) phases = true;
   }
   auto selectors = draco::alloc::NewCelSelectorCompiler();
   std::string line;
@@ -54,6 +61,11 @@ int main(int argc, char** argv) {
     std::vector<const draco::alloc::ResourceClaim*> claims;
     for (const auto& c : s->claims) claims.push_back(&c);
     draco::alloc::Node node = s->node.value_or(draco::alloc::Node{});
+    // The decoded slices, owned once (the oracle likewise gets decoded slice pointers).
+    std::vector<std::shared_ptr<const draco::alloc::ResourceSlice>> owned;
+    for (const auto& sl : s->slices) {
+      owned.push_back(std::make_shared<const draco::alloc::ResourceSlice>(sl));
+    }
     std::vector<double> cold, warm;
     std::string outcome;
     int64_t steps = 0;
@@ -61,8 +73,10 @@ int main(int argc, char** argv) {
     if (s->mode == "fillUp") {
       int runs = std::min(iters, 3);
       for (int k = 0; k < runs; ++k) {
+        auto ptrs = owned;
         auto t0 = Clock::now();
-        auto a = Allocator::Create(cfg, s->classes, s->slices, s->taint_rules, s->allocated_claims);
+        auto a = Allocator::Create(cfg, s->classes, std::move(ptrs), s->taint_rules,
+                                   s->allocated_claims);
         int allocated = 0;
         for (size_t i = 0; i < claims.size(); ++i) {
           Outcome o = (*a)->AllocateOnAnyNode(s->nodes, {claims[i]}, i % s->nodes.size());
@@ -83,14 +97,35 @@ int main(int argc, char** argv) {
       continue;
     }
     for (int k = 0; k < iters; ++k) {
+      auto ptrs = owned;
       auto t0 = Clock::now();
-      auto a = Allocator::Create(cfg, s->classes, s->slices, s->taint_rules, s->allocated_claims);
+      auto a =
+          Allocator::Create(cfg, s->classes, std::move(ptrs), s->taint_rules, s->allocated_claims);
       Outcome o = (*a)->Allocate(node, claims);
       cold.push_back(std::chrono::duration<double, std::nano>(Clock::now() - t0).count());
       outcome = std::string(draco::alloc::OutcomeKindName(o.kind));
       steps = o.search_steps;
     }
-    auto snap = draco::alloc::Snapshot::Build(s->features, s->classes, s->slices, s->taint_rules);
+    if (phases) {
+      std::vector<double> build, create, first;
+      for (int k = 0; k < iters; ++k) {
+        auto ptrs = owned;
+        auto t0 = Clock::now();
+        auto sn =
+            draco::alloc::Snapshot::Build(s->features, s->classes, std::move(ptrs), s->taint_rules);
+        auto t1 = Clock::now();
+        auto a = Allocator::Create(cfg, sn, s->allocated_claims);
+        auto t2 = Clock::now();
+        (*a)->Allocate(node, claims);
+        auto t3 = Clock::now();
+        build.push_back(std::chrono::duration<double, std::nano>(t1 - t0).count());
+        create.push_back(std::chrono::duration<double, std::nano>(t2 - t1).count());
+        first.push_back(std::chrono::duration<double, std::nano>(t3 - t2).count());
+      }
+      std::cerr << s->id << ": build " << int64_t(Median(build)) << " create "
+                << int64_t(Median(create)) << " allocate " << int64_t(Median(first)) << "\n";
+    }
+    auto snap = draco::alloc::Snapshot::Build(s->features, s->classes, owned, s->taint_rules);
     auto state = (*Allocator::Create(cfg, snap, s->allocated_claims))->State();
     std::vector<double> shared, update;
     for (int k = 0; k < iters; ++k) {
@@ -100,17 +135,18 @@ int main(int argc, char** argv) {
       shared.push_back(std::chrono::duration<double, std::nano>(Clock::now() - t0).count());
     }
     if (!s->slices.empty()) {
-      draco::alloc::ResourceSlice changed = s->slices[s->slices.size() / 2];
+      // A new object with the content of the middle slice (an update event's decoded slice).
+      auto changed =
+          std::make_shared<const draco::alloc::ResourceSlice>(s->slices[s->slices.size() / 2]);
       for (int k = 0; k < iters; ++k) {
-        draco::alloc::ResourceSlice copy = changed;
         auto t0 = Clock::now();
-        auto next = snap->WithSlice(std::move(copy));
+        auto next = snap->WithSlice(changed);
         auto a = Allocator::CreateFromState(cfg, next, state);
         (*a)->Allocate(node, claims);
         update.push_back(std::chrono::duration<double, std::nano>(Clock::now() - t0).count());
       }
     }
-    auto a = Allocator::Create(cfg, s->classes, s->slices, s->taint_rules, s->allocated_claims);
+    auto a = Allocator::Create(cfg, s->classes, owned, s->taint_rules, s->allocated_claims);
     (*a)->Allocate(node, claims);  // warm the per-node caches
     int warm_iters = std::max(iters, 50);
     for (int k = 0; k < warm_iters; ++k) {

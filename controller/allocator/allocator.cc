@@ -48,15 +48,6 @@ void DefaultClaim(ResourceClaim& claim) {
 
 namespace {
 
-std::string IdentityKey(std::string_view driver, std::string_view pool, std::string_view device) {
-  std::string k;
-  k.reserve(driver.size() + pool.size() + device.size() + 2);
-  k.append(driver).push_back('\0');
-  k.append(pool).push_back('\0');
-  k.append(device);
-  return k;
-}
-
 bool UsesCompatibilityGroups(const ResourceSlice& s) {
   for (const auto& d : s.devices) {
     for (const auto& c : d.consumes_counters) {
@@ -73,6 +64,21 @@ Allocator::~Allocator() = default;
 
 namespace {
 
+// True when some DeviceTaintRule adds a taint to a device of `s`.
+bool RulesApply(const Features& f, const std::vector<DeviceTaintRule>& rules,
+                const ResourceSlice& s) {
+  if (!f.device_taint_rules) return false;
+  for (const auto& rule : rules) {
+    if (!rule.has_selector) continue;
+    if (rule.driver && *rule.driver != s.driver) continue;
+    if (rule.pool && *rule.pool != s.pool) continue;
+    for (const auto& d : s.devices) {
+      if (!rule.device || *rule.device == d.name) return true;
+    }
+  }
+  return false;
+}
+
 void MergeTaintRules(const Features& f, const std::vector<DeviceTaintRule>& rules,
                      ResourceSlice& s) {
   // DeviceTaintRules are merged into device taints, rules in order (scheduler's slice tracker).
@@ -88,94 +94,294 @@ void MergeTaintRules(const Features& f, const std::vector<DeviceTaintRule>& rule
   }
 }
 
+// `s` with the taint rules merged; the same object when no rule applies (copy-on-write).
+std::shared_ptr<const ResourceSlice> Merged(const Features& f,
+                                            const std::vector<DeviceTaintRule>& rules,
+                                            std::shared_ptr<const ResourceSlice> s) {
+  if (!RulesApply(f, rules, *s)) return s;
+  auto copy = std::make_shared<ResourceSlice>(*s);
+  MergeTaintRules(f, rules, *copy);
+  return copy;
+}
+
+std::atomic<uint64_t> next_lineage{1};
+
+std::shared_ptr<const PoolTable> CloneTable(const PoolTable& t) {
+  auto c = std::make_shared<PoolTable>();
+  c->lineage = t.lineage;
+  c->keys = t.keys;
+  c->index.reserve(c->keys.size());
+  for (size_t i = 0; i < c->keys.size(); ++i) {
+    c->index.emplace(PoolName{c->keys[i].driver, c->keys[i].pool}, int(i));
+  }
+  return c;
+}
+
 }  // namespace
 
-void Snapshot::Data::Index() {
-  class_by_name.clear();
-  for (size_t i = 0; i < classes.size(); ++i) class_by_name[classes[i].name] = int(i);
-  slice_pool_key.assign(slices.size(), 0);
-  slice_gid_base.assign(slices.size(), 0);
-  node_slices.clear();
-  shared_slices.clear();
-  pool_keys.clear();
-  pool_key_index.clear();
-  gid_identity.clear();
-  identity_gid.clear();
-  identity_index.clear();
-  int64_t gid = 0;
-  for (size_t i = 0; i < slices.size(); ++i) {
-    const ResourceSlice& s = slices[i];
-    std::string pk = IdentityKey(s.driver, s.pool, "");
-    auto [it, inserted] = pool_key_index.emplace(pk, int(pool_keys.size()));
-    if (inserted) pool_keys.push_back({s.driver, s.pool, {}});
-    pool_keys[it->second].slices.push_back(int(i));
-    slice_pool_key[i] = it->second;
-    if (s.node_name && !s.node_name->empty()) {
-      node_slices[*s.node_name].push_back(int(i));
-    } else {
-      shared_slices.push_back(int(i));
+void Snapshot::Data::Layout(const Data* parent, const std::vector<int>& changed) {
+  const size_t np = pool_table->size();
+  const size_t ns = slices.size();
+  pools.assign(np, Pool{});
+  pool_slice_offset.assign(np + 1, 0);
+  for (size_t i = 0; i < ns; ++i) ++pool_slice_offset[size_t(slice_pool[i]) + 1];
+  for (size_t p = 0; p < np; ++p) pool_slice_offset[p + 1] += pool_slice_offset[p];
+  pool_slice_list.resize(ns);
+  {
+    std::vector<int> fill(pool_slice_offset.begin(), pool_slice_offset.end() - 1);
+    for (size_t i = 0; i < ns; ++i) pool_slice_list[size_t(fill[size_t(slice_pool[i])]++)] = int(i);
+  }
+  slice_gid_base.assign(ns, 0);
+  ordered_gid_base.resize(ns);
+  int gid = 0;
+  for (size_t p = 0; p < np; ++p) {
+    pools[p].gid_base = gid;
+    for (int k = pool_slice_offset[p]; k < pool_slice_offset[p + 1]; ++k) {
+      int si = pool_slice_list[size_t(k)];
+      slice_gid_base[size_t(si)] = gid;
+      ordered_gid_base[size_t(k)] = gid;
+      gid += int(slices[size_t(si)].devices.size());
     }
-    slice_gid_base[i] = int(gid);
-    for (const auto& d : s.devices) {
-      auto [iit, iins] =
-          identity_index.emplace(IdentityKey(s.driver, s.pool, d.name), int(identity_gid.size()));
-      if (iins) identity_gid.push_back(int(gid));
-      gid_identity.push_back(iit->second);
-      ++gid;
-    }
+    pools[p].num_devices = gid - pools[p].gid_base;
   }
   num_devices = gid;
+  shared_slices.clear();
+  for (size_t i = 0; i < ns; ++i) {
+    if (!slices[i].node_name || slices[i].node_name->empty()) shared_slices.push_back(int(i));
+  }
+  // Pool indexes: unchanged pools of the parent keep theirs; the others get fresh (empty, lazily
+  // filled) ones, allocated in one block.
+  auto inherits = [&](size_t p) {
+    return parent != nullptr && p < parent->pools.size() &&
+           std::find(changed.begin(), changed.end(), int(p)) == changed.end();
+  };
+  size_t fresh = 0;
+  for (size_t p = 0; p < np; ++p) fresh += inherits(p) ? 0 : 1;
+  std::shared_ptr<PoolIndex[]> block(fresh ? new PoolIndex[fresh] : nullptr);
+  size_t next = 0;
+  for (size_t p = 0; p < np; ++p) {
+    if (inherits(p)) {
+      pools[p].index = parent->pools[p].index;
+    } else {
+      pools[p].index = std::shared_ptr<PoolIndex>(block, &block[next++]);
+    }
+  }
+}
+
+const PoolIndex& Snapshot::Data::Index(int pool) const {
+  PoolIndex& ix = *pools[size_t(pool)].index;
+  std::call_once(ix.once, [&] {
+    const Pool& p = pools[size_t(pool)];
+    const int n = p.num_devices;
+    int b = pool_slice_offset[size_t(pool)], e = pool_slice_offset[size_t(pool) + 1];
+    std::vector<int> canon;
+    bool dup = false;
+    if (n > kLinearPool) {
+      auto m = std::make_unique<std::unordered_map<std::string_view, int>>();
+      m->reserve(size_t(n));
+      canon.resize(size_t(n));
+      int local = 0;
+      for (int k = b; k < e; ++k) {
+        for (const auto& d : slices[size_t(pool_slice_list[size_t(k)])].devices) {
+          auto [it, inserted] = m->emplace(d.name, local);
+          canon[size_t(local)] = it->second;
+          dup = dup || !inserted;
+          ++local;
+        }
+      }
+      ix.by_name = std::move(m);
+    } else {
+      std::string_view names[kLinearPool];
+      canon.resize(size_t(n));
+      int local = 0;
+      for (int k = b; k < e; ++k) {
+        for (const auto& d : slices[size_t(pool_slice_list[size_t(k)])].devices) {
+          names[local] = d.name;
+          canon[size_t(local)] = local;
+          for (int j = 0; j < local; ++j) {
+            if (names[j] == names[local]) {
+              canon[size_t(local)] = j;
+              dup = true;
+              break;
+            }
+          }
+          ++local;
+        }
+      }
+    }
+    if (dup) ix.canon = std::move(canon);
+    ix.touched.store(true, std::memory_order_release);
+  });
+  return ix;
+}
+
+int Snapshot::Data::Canon(int pool, int gid) const {
+  const PoolIndex& ix = Index(pool);
+  if (ix.canon.empty()) return gid;
+  int base = pools[size_t(pool)].gid_base;
+  return base + ix.canon[size_t(gid - base)];
+}
+
+int Snapshot::Data::FindDevice(int pool, std::string_view name) const {
+  const PoolIndex& ix = Index(pool);
+  int base = pools[size_t(pool)].gid_base;
+  if (ix.by_name) {
+    auto it = ix.by_name->find(name);
+    return it == ix.by_name->end() ? -1 : base + it->second;
+  }
+  int local = 0;
+  for (int k = pool_slice_offset[size_t(pool)]; k < pool_slice_offset[size_t(pool) + 1]; ++k) {
+    for (const auto& d : slices[size_t(pool_slice_list[size_t(k)])].devices) {
+      if (d.name == name) return base + local;  // first occurrence = canonical
+      ++local;
+    }
+  }
+  return -1;
+}
+
+int Snapshot::Data::SliceOfGid(int gid) const {
+  auto it = std::upper_bound(ordered_gid_base.begin(), ordered_gid_base.end(), gid);
+  // upper_bound skips empty slices that share a base with the owning slice.
+  return pool_slice_list[size_t(it - ordered_gid_base.begin()) - 1];
+}
+
+const Device& Snapshot::Data::DeviceOfGid(int gid) const {
+  int si = SliceOfGid(gid);
+  return slices[size_t(si)].devices[size_t(gid - slice_gid_base[size_t(si)])];
+}
+
+namespace {
+// Linear scans of all slices per node before a snapshot builds its node index: a snapshot used
+// for one or two nodes (a cold allocator) never pays for indexing all nodes.
+constexpr int kNodeScansBeforeIndex = 4;
+}  // namespace
+
+std::vector<int> Snapshot::Data::NodeSlices(const std::string& node) const {
+  std::vector<int> out;
+  if (node_scans.load(std::memory_order_relaxed) < kNodeScansBeforeIndex &&
+      node_scans.fetch_add(1, std::memory_order_relaxed) < kNodeScansBeforeIndex) {
+    for (size_t i = 0; i < slices.size(); ++i) {
+      const auto& nn = slices[i].node_name;
+      if (nn && *nn == node) out.push_back(int(i));
+    }
+    return out;
+  }
+  std::call_once(node_once, [&] {
+    for (size_t i = 0; i < slices.size(); ++i) {
+      const auto& nn = slices[i].node_name;
+      if (nn && !nn->empty()) node_slices[*nn].push_back(int(i));
+    }
+  });
+  auto it = node_slices.find(node);
+  if (it != node_slices.end()) out = it->second;
+  return out;
 }
 
 Snapshot::Snapshot(std::unique_ptr<Data> data) : data_(std::move(data)) {}
 Snapshot::~Snapshot() = default;
 
+std::shared_ptr<const Snapshot> Snapshot::Build(
+    const Features& features, std::vector<DeviceClass> classes,
+    std::vector<std::shared_ptr<const ResourceSlice>> slices,
+    std::vector<DeviceTaintRule> taint_rules) {
+  auto d = std::make_unique<Data>();
+  d->features = features;
+  d->taint_rules = std::make_shared<const std::vector<DeviceTaintRule>>(std::move(taint_rules));
+  auto by_name = std::make_shared<std::unordered_map<std::string, int>>();
+  for (size_t i = 0; i < classes.size(); ++i) (*by_name)[classes[i].name] = int(i);
+  d->class_by_name = std::move(by_name);
+  d->classes = std::make_shared<const std::vector<DeviceClass>>(std::move(classes));
+  std::erase(slices, nullptr);
+  auto table = std::make_shared<PoolTable>();
+  table->lineage = next_lineage.fetch_add(1);
+  d->slices.ptrs_ = std::move(slices);
+  d->slice_pool.resize(d->slices.size());
+  const bool merge = features.device_taint_rules && !d->taint_rules->empty();
+  int last = -1;
+  for (size_t i = 0; i < d->slices.size(); ++i) {
+    auto& ptr = d->slices.ptrs_[i];
+    if (merge) ptr = Merged(features, *d->taint_rules, std::move(ptr));
+    const ResourceSlice& s = *ptr;
+    int pk = last;
+    if (pk < 0 || table->keys[size_t(pk)].pool != s.pool ||
+        table->keys[size_t(pk)].driver != s.driver) {
+      pk = table->Find(s.driver, s.pool);
+      if (pk < 0) pk = table->Add(s.driver, s.pool);
+    }
+    d->slice_pool[i] = last = pk;
+  }
+  d->pool_table = std::move(table);
+  d->Layout(nullptr, {});
+  return std::make_shared<const Snapshot>(std::move(d));
+}
+
 std::shared_ptr<const Snapshot> Snapshot::Build(const Features& features,
                                                 std::vector<DeviceClass> classes,
                                                 std::vector<ResourceSlice> slices,
                                                 std::vector<DeviceTaintRule> taint_rules) {
-  auto d = std::make_unique<Data>();
-  d->features = features;
-  d->taint_rules = std::move(taint_rules);
-  d->classes = std::move(classes);
-  d->slices.ptrs_.reserve(slices.size());
-  for (auto& s : slices) {
-    MergeTaintRules(features, d->taint_rules, s);
-    d->slices.ptrs_.push_back(std::make_shared<const ResourceSlice>(std::move(s)));
-  }
-  d->Index();
-  return std::make_shared<const Snapshot>(std::move(d));
+  std::vector<std::shared_ptr<const ResourceSlice>> ptrs;
+  ptrs.reserve(slices.size());
+  for (auto& s : slices) ptrs.push_back(std::make_shared<const ResourceSlice>(std::move(s)));
+  return Build(features, std::move(classes), std::move(ptrs), std::move(taint_rules));
 }
 
+namespace {
+std::unique_ptr<Snapshot::Data> Derive(const Snapshot::Data& p) {
+  auto d = std::make_unique<Snapshot::Data>();
+  d->features = p.features;
+  d->taint_rules = p.taint_rules;
+  d->classes = p.classes;
+  d->class_by_name = p.class_by_name;
+  d->slices = p.slices;
+  d->slice_pool = p.slice_pool;
+  d->pool_table = p.pool_table;
+  return d;
+}
+}  // namespace
+
 std::shared_ptr<const Snapshot> Snapshot::WithSlice(ResourceSlice slice) const {
-  auto d = std::make_unique<Data>();
-  d->features = data_->features;
-  d->taint_rules = data_->taint_rules;
-  d->classes = data_->classes;
-  d->slices = data_->slices;
-  MergeTaintRules(d->features, d->taint_rules, slice);
-  auto ptr = std::make_shared<const ResourceSlice>(std::move(slice));
-  bool replaced = false;
-  for (auto& p : d->slices.ptrs_) {
-    if (p->name == ptr->name) {
-      p = ptr;
-      replaced = true;
-      break;
-    }
+  return WithSlice(std::make_shared<const ResourceSlice>(std::move(slice)));
+}
+
+std::shared_ptr<const Snapshot> Snapshot::WithSlice(
+    std::shared_ptr<const ResourceSlice> slice) const {
+  if (!slice) return WithoutSlice("");
+  auto d = Derive(*data_);
+  if (d->features.device_taint_rules && !d->taint_rules->empty()) {
+    slice = Merged(d->features, *d->taint_rules, std::move(slice));
   }
-  if (!replaced) d->slices.ptrs_.push_back(std::move(ptr));
-  d->Index();
+  int pk = d->pool_table->Find(slice->driver, slice->pool);
+  if (pk < 0) {
+    auto t = CloneTable(*d->pool_table);
+    pk = const_cast<PoolTable&>(*t).Add(slice->driver, slice->pool);
+    d->pool_table = std::move(t);
+  }
+  std::vector<int> changed{pk};
+  size_t i = 0;
+  while (i < d->slices.size() && d->slices[i].name != slice->name) ++i;
+  if (i < d->slices.size()) {
+    changed.push_back(d->slice_pool[i]);
+    d->slices.ptrs_[i] = std::move(slice);
+    d->slice_pool[i] = pk;
+  } else {
+    d->slices.ptrs_.push_back(std::move(slice));
+    d->slice_pool.push_back(pk);
+  }
+  d->Layout(data_.get(), changed);
   return std::make_shared<const Snapshot>(std::move(d));
 }
 
 std::shared_ptr<const Snapshot> Snapshot::WithoutSlice(std::string_view name) const {
-  auto d = std::make_unique<Data>();
-  d->features = data_->features;
-  d->taint_rules = data_->taint_rules;
-  d->classes = data_->classes;
-  d->slices = data_->slices;
-  std::erase_if(d->slices.ptrs_, [&](const auto& p) { return p->name == name; });
-  d->Index();
+  auto d = Derive(*data_);
+  std::vector<int> changed;
+  size_t i = 0;
+  while (i < d->slices.size() && d->slices[i].name != name) ++i;
+  if (i < d->slices.size()) {
+    changed.push_back(d->slice_pool[i]);
+    d->slices.ptrs_.erase(d->slices.ptrs_.begin() + std::ptrdiff_t(i));
+    d->slice_pool.erase(d->slice_pool.begin() + std::ptrdiff_t(i));
+  }
+  d->Layout(data_.get(), changed);
   return std::make_shared<const Snapshot>(std::move(d));
 }
 
@@ -185,9 +391,29 @@ bool Snapshot::SharesSlice(const Snapshot& other, size_t i) const {
   return i < data_->slices.size() && i < other.data_->slices.size() &&
          data_->slices.ptrs_[i] == other.data_->slices.ptrs_[i];
 }
+bool Snapshot::SharesPoolIndex(const Snapshot& other, std::string_view driver,
+                               std::string_view pool) const {
+  int a = data_->pool_table->Find(driver, pool);
+  int b = other.data_->pool_table->Find(driver, pool);
+  return a >= 0 && b >= 0 && data_->pools[size_t(a)].index == other.data_->pools[size_t(b)].index;
+}
+bool Snapshot::IsPoolIndexed(std::string_view driver, std::string_view pool) const {
+  int a = data_->pool_table->Find(driver, pool);
+  if (a < 0) return false;
+  return data_->pools[size_t(a)].index->touched.load(std::memory_order_acquire);
+}
 
 StatusOr<std::unique_ptr<Allocator>> Allocator::Create(
     Config config, std::vector<DeviceClass> classes, std::vector<ResourceSlice> slices,
+    std::vector<DeviceTaintRule> taint_rules, const std::vector<ResourceClaim>& allocated) {
+  auto snap = Snapshot::Build(config.features, std::move(classes), std::move(slices),
+                              std::move(taint_rules));
+  return Create(std::move(config), std::move(snap), allocated);
+}
+
+StatusOr<std::unique_ptr<Allocator>> Allocator::Create(
+    Config config, std::vector<DeviceClass> classes,
+    std::vector<std::shared_ptr<const ResourceSlice>> slices,
     std::vector<DeviceTaintRule> taint_rules, const std::vector<ResourceClaim>& allocated) {
   auto snap = Snapshot::Build(config.features, std::move(classes), std::move(slices),
                               std::move(taint_rules));
@@ -207,16 +433,101 @@ StatusOr<std::unique_ptr<Allocator>> Allocator::Create(
   }
   auto impl = std::make_unique<Impl>(std::move(config), std::move(snapshot));
   Impl& m = *impl;
-  m.identities_.resize(m.d_.identity_gid.size());
-  m.pool_epoch_.assign(m.pool_keys_.size(), 0);
-  m.class_sel_.resize(m.classes_.size());
+  m.ident_.assign(size_t(m.num_devices_), 0);
+  m.pool_epoch_.assign(m.d_.pools.size(), 0);
+  m.pool_ready_.assign(m.d_.pools.size(), 0);
+  m.class_sel_.resize(m.classes_.size());  // per-gid vectors sized on first use
   m.class_sel_err_.resize(m.classes_.size());
-  for (auto& v : m.class_sel_) v.assign(size_t(m.num_devices_), 0);
   m.InitPolicies();
-  for (const auto& c : allocated) {
-    if (c.allocation) m.AddAllocation(*c.allocation, &c);
+  if (!m.class_policy_.empty()) {
+    // Namespace limits need each result's class and device now.
+    for (const auto& c : allocated) {
+      if (c.allocation) m.AddAllocation(*c.allocation, &c);
+    }
+  } else {
+    m.RecordPending(allocated);
   }
   return std::unique_ptr<Allocator>(new Allocator(std::move(impl)));
+}
+
+void Allocator::Impl::RecordPending(const std::vector<ResourceClaim>& allocated) {
+  size_t total = 0;
+  for (const auto& c : allocated) {
+    if (c.allocation) total += c.allocation->results.size();
+  }
+  if (total == 0) return;
+  pending_.reserve(total);
+  const PoolTable& t = *d_.pool_table;
+  const bool consumable = config_.features.consumable_capacity;
+  int last = -1;
+  for (const auto& c : allocated) {
+    if (!c.allocation) continue;
+    for (const auto& r : c.allocation->results) {
+      if (r.admin_access.value_or(false)) continue;
+      int pk = last;
+      if (pk < 0 || t.keys[size_t(pk)].pool != r.pool || t.keys[size_t(pk)].driver != r.driver) {
+        pk = t.Find(r.driver, r.pool);
+        if (pk < 0) continue;  // not in the snapshot: cannot matter
+        last = pk;
+      }
+      Pending& p = pending_.emplace_back();
+      p.pool = pk;
+      p.shared = consumable && r.share_id.has_value();
+      p.device = r.device;
+      if (p.shared && r.has_consumed_capacity) {
+        p.caps = int(pending_caps_.size());
+        auto& caps = pending_caps_.emplace_back();
+        for (const auto& [name, q] : r.consumed_capacity) caps.emplace_back(name, q.nanos);
+      }
+    }
+  }
+}
+
+void Allocator::Impl::ResolvePool(int pool) {
+  pool_ready_[size_t(pool)] = 1;
+  if (pending_.empty()) return;
+  if (pending_offset_.empty()) {
+    // Group pending results by pool (stable counting sort), once.
+    pending_offset_.assign(pool_ready_.size() + 1, 0);
+    for (const Pending& p : pending_) ++pending_offset_[size_t(p.pool) + 1];
+    for (size_t k = 1; k < pending_offset_.size(); ++k) {
+      pending_offset_[k] += pending_offset_[k - 1];
+    }
+    pending_order_.resize(pending_.size());
+    std::vector<int> fill(pending_offset_.begin(), pending_offset_.end() - 1);
+    for (size_t i = 0; i < pending_.size(); ++i) {
+      pending_order_[size_t(fill[size_t(pending_[i].pool)]++)] = int(i);
+    }
+  }
+  int b = pending_offset_[size_t(pool)], e = pending_offset_[size_t(pool) + 1];
+  for (int k = b; k < e; ++k) {
+    const Pending& p = pending_[size_t(pending_order_[size_t(k)])];
+    int id = d_.FindDevice(pool, p.device);
+    if (id < 0) continue;  // unknown device: cannot matter
+    Apply(ident_, aggregate_, id, p.shared, p.caps >= 0 ? &pending_caps_[size_t(p.caps)] : nullptr);
+  }
+  if (e > b) ++pool_epoch_[size_t(pool)];
+}
+
+void Allocator::Impl::Apply(std::vector<uint32_t>& ident, AggregateMap& aggregate, int id,
+                            bool shared, const std::vector<std::pair<std::string, Amount>>* caps) {
+  uint32_t& w = ident[size_t(id)];
+  if (!shared) {
+    w |= kExclusiveBit;
+    return;
+  }
+  w += kShareUnit;
+  if (caps == nullptr) return;
+  w |= kAggregateBit;
+  auto& agg = aggregate[id];
+  for (const auto& [name, q] : *caps) {
+    auto a = std::find_if(agg.begin(), agg.end(), [&](const auto& p) { return p.first == name; });
+    if (a == agg.end()) {
+      agg.emplace_back(name, q);
+    } else {
+      a->second += q;
+    }
+  }
 }
 
 AllocatedState::AllocatedState(std::unique_ptr<Data> data) : data_(std::move(data)) {}
@@ -235,8 +546,16 @@ std::shared_ptr<const AllocatedState> Allocator::State() const {
   auto d = std::make_unique<AllocatedState::Data>();
   d->snapshot = m.snap_;
   d->policy_names = PolicyNames(m.config_.policies);
-  d->identities = m.identities_;
-  d->pool_epoch = m.pool_epoch_;
+  d->ident = m.ident_;
+  d->aggregate = m.aggregate_;
+  // Pending results of pools not resolved yet go into the copy (this allocator stays lazy).
+  for (const auto& p : m.pending_) {
+    if (m.pool_ready_[size_t(p.pool)]) continue;
+    int id = m.d_.FindDevice(p.pool, p.device);
+    if (id < 0) continue;
+    Impl::Apply(d->ident, d->aggregate, id, p.shared,
+                p.caps >= 0 ? &m.pending_caps_[size_t(p.caps)] : nullptr);
+  }
   for (const auto& [k, u] : m.usage_) d->usage[k] = {u.devices, u.capacity};
   return std::make_shared<const AllocatedState>(std::move(d));
 }
@@ -253,35 +572,63 @@ StatusOr<std::unique_ptr<Allocator>> Allocator::CreateFromState(
   Impl& m = *(*a)->impl_;
   const AllocatedState::Data& d = state->data();
   if (d.snapshot == m.snap_) {
-    m.identities_ = d.identities;
-    m.pool_epoch_ = d.pool_epoch;
+    m.ident_ = d.ident;
+    m.aggregate_ = d.aggregate;
   } else {
-    // Rebase onto a derived snapshot (e.g. after WithSlice): move every in-use identity by its
-    // (driver, pool, device) key; identities absent from the new snapshot are dropped, as
-    // allocations of unknown devices are when reading claims.
-    const Snapshot::Data& old = d.snapshot->data();
-    for (size_t id = 0; id < d.identities.size(); ++id) {
-      const IdentityState& st = d.identities[id];
-      if (!st.exclusive && st.shares == 0 && !st.has_aggregate) continue;
-      int gid = old.identity_gid[id];
-      auto it = std::upper_bound(old.slice_gid_base.begin(), old.slice_gid_base.end(), gid);
-      size_t si = size_t(it - old.slice_gid_base.begin()) - 1;
-      const ResourceSlice& sl = old.slices[si];
-      const Device& dev = sl.devices[size_t(gid - old.slice_gid_base[si])];
-      auto nit = m.identity_index_.find(IdentityKey(sl.driver, sl.pool, dev.name));
-      if (nit == m.identity_index_.end()) continue;
-      m.identities_[size_t(nit->second)] = st;
-    }
+    m.Rebase(d);
   }
   for (const auto& [k, u] : d.usage) m.usage_[k] = Impl::Usage{u.first, u.second};
   return a;
 }
 
+void Allocator::Impl::Rebase(const AllocatedState::Data& st) {
+  // Carry every in-use identity over by (driver, pool, device). Pools whose index is shared with
+  // the state's snapshot (unchanged slices, e.g. all but one after WithSlice) are copied as a
+  // block; the others are matched by device name. Identities absent from the new snapshot are
+  // dropped, as allocations of unknown devices are when reading claims.
+  const Snapshot::Data& old = st.snapshot->data();
+  const bool same_lineage = old.pool_table->lineage == d_.pool_table->lineage;
+  auto new_pool = [&](size_t op) {
+    if (same_lineage) return op < d_.pools.size() ? int(op) : -1;
+    const auto& key = old.pool_table->keys[op];
+    return d_.pool_table->Find(key.driver, key.pool);
+  };
+  for (size_t op = 0; op < old.pools.size(); ++op) {
+    const auto& opool = old.pools[op];
+    if (opool.num_devices == 0) continue;
+    int np = new_pool(op);
+    if (np < 0) continue;
+    const auto& npool = d_.pools[size_t(np)];
+    if (npool.index == opool.index) {
+      std::copy_n(st.ident.begin() + opool.gid_base, opool.num_devices,
+                  ident_.begin() + npool.gid_base);
+      continue;
+    }
+    for (int g = opool.gid_base; g < opool.gid_base + opool.num_devices; ++g) {
+      uint32_t w = st.ident[size_t(g)];
+      if (w == 0) continue;
+      int id = d_.FindDevice(np, old.DeviceOfGid(g).name);
+      if (id < 0) continue;
+      ident_[size_t(id)] = w;
+      if (w & kAggregateBit) aggregate_[id] = st.aggregate.at(g);
+    }
+  }
+  for (const auto& [g, agg] : st.aggregate) {
+    size_t op = size_t(old.PoolOfGid(g));
+    int np = new_pool(op);
+    if (np < 0 || d_.pools[size_t(np)].index != old.pools[op].index) continue;
+    aggregate_[g - old.pools[op].gid_base + d_.pools[size_t(np)].gid_base] = agg;
+  }
+}
+
 void Allocator::Impl::AddAllocation(const AllocationResult& result, const ResourceClaim* claim) {
   for (const auto& r : result.results) {
     if (r.admin_access.value_or(false)) continue;
-    auto it = identity_index_.find(IdentityKey(r.driver, r.pool, r.device));
-    if (it == identity_index_.end()) continue;  // not in the snapshot: cannot matter
+    int pk = d_.pool_table->Find(r.driver, r.pool);
+    if (pk < 0) continue;  // not in the snapshot: cannot matter
+    EnsurePool(pk);
+    int id = d_.FindDevice(pk, r.device);
+    if (id < 0) continue;
     if (claim != nullptr && !class_policy_.empty()) {
       auto cls = class_by_name_.find(ClassOfRequest(*claim, r.request));
       int pol = cls == class_by_name_.end() ? -1 : PolicyOf(cls->second);
@@ -289,9 +636,7 @@ void Allocator::Impl::AddAllocation(const AllocationResult& result, const Resour
         Usage& u = usage_[{pol, claim->namespace_name}];
         ++u.devices;
         // Capacity: consumed capacity for shared allocations, else the device's capacity.
-        int gid = d_.identity_gid[size_t(it->second)];
-        const Device& dev = slices_[size_t(SliceOfGid(gid))]
-                                .devices[size_t(gid - slice_gid_base_[size_t(SliceOfGid(gid))])];
+        const Device& dev = d_.DeviceOfGid(id);
         if (r.share_id && r.has_consumed_capacity) {
           for (const auto& [name, q] : r.consumed_capacity) u.capacity[name] += q.nanos;
         } else if (!r.share_id) {
@@ -299,26 +644,13 @@ void Allocator::Impl::AddAllocation(const AllocationResult& result, const Resour
         }
       }
     }
-    IdentityState& st = identities_[it->second];
-    if (config_.features.consumable_capacity && r.share_id) {
-      ++st.shares;
-      if (r.has_consumed_capacity) {
-        st.has_aggregate = true;
-        for (const auto& [name, q] : r.consumed_capacity) {
-          auto a = std::find_if(st.aggregate.begin(), st.aggregate.end(),
-                                [&](const auto& p) { return p.first == name; });
-          if (a == st.aggregate.end()) {
-            st.aggregate.emplace_back(name, q.nanos);
-          } else {
-            a->second += q.nanos;
-          }
-        }
-      }
-    } else {
-      st.exclusive = true;
+    bool shared = config_.features.consumable_capacity && r.share_id.has_value();
+    std::vector<std::pair<std::string, Amount>> caps;
+    if (shared && r.has_consumed_capacity) {
+      for (const auto& [name, q] : r.consumed_capacity) caps.emplace_back(name, q.nanos);
     }
-    auto pk = pool_key_index_.find(IdentityKey(r.driver, r.pool, ""));
-    if (pk != pool_key_index_.end()) ++pool_epoch_[pk->second];
+    Apply(ident_, aggregate_, id, shared, shared && r.has_consumed_capacity ? &caps : nullptr);
+    ++pool_epoch_[size_t(pk)];
   }
 }
 
@@ -387,14 +719,14 @@ Strategy Allocator::Impl::ClaimsStrategy(const std::vector<const ResourceClaim*>
   return Strategy::kFirstFit;
 }
 
-int64_t Allocator::Impl::NodeAllocatedCount(const std::string& node) const {
-  auto it = node_slices_.find(node);
-  if (it == node_slices_.end()) return 0;
+int64_t Allocator::Impl::NodeAllocatedCount(const std::string& node) {
   int64_t n = 0;
-  for (int si : it->second) {
+  for (int si : d_.NodeSlices(node)) {
+    int pool = slice_pool_[size_t(si)];
+    EnsurePool(pool);
     int base = slice_gid_base_[size_t(si)];
     for (size_t k = 0; k < slices_[size_t(si)].devices.size(); ++k) {
-      if (IsDeviceAllocated(base + int(k))) ++n;
+      if (IsDeviceAllocated(pool, base + int(k))) ++n;
     }
   }
   return n;
@@ -407,11 +739,21 @@ int64_t Allocator::num_devices() const { return impl_->num_devices_; }
 double Allocator::IndexBytesPerDevice() const {
   const Impl& m = *impl_;
   if (m.num_devices_ == 0) return 0;
-  size_t bytes = m.gid_identity_.capacity() * sizeof(int) +
-                 m.identities_.capacity() * sizeof(IdentityState) +
-                 m.identity_index_.size() * (sizeof(std::string) + 32 + 2 * sizeof(void*));
-  for (const auto& [k, v] : m.identity_index_) bytes += k.capacity();
+  const Snapshot::Data& d = m.d_;
+  size_t bytes = m.ident_.capacity() * sizeof(uint32_t) +
+                 d.pools.capacity() * (sizeof(Snapshot::Data::Pool) + sizeof(PoolIndex)) +
+                 (d.slice_pool.capacity() + d.slice_gid_base.capacity() +
+                  d.pool_slice_list.capacity() + d.ordered_gid_base.capacity()) *
+                     sizeof(int);
+  for (const auto& p : d.pools) {
+    bytes += p.index->canon.capacity() * sizeof(int);
+    if (p.index->by_name) bytes += p.index->by_name->size() * (sizeof(std::string_view) + 32);
+  }
   for (const auto& v : m.class_sel_) bytes += v.capacity();
+  bytes += m.prepared_.capacity() * sizeof(void*);
+  for (const auto& chunk : m.prepared_) {
+    if (chunk) bytes += 64 * sizeof(std::shared_ptr<const PreparedDevice>);
+  }
   for (const auto& [name, np] : m.node_cache_) {
     bytes += np->cands.capacity() * sizeof(Candidate);
     for (const auto& c : np->cands)
@@ -438,20 +780,18 @@ const Allocator::Impl::Compiled& Allocator::Impl::Compile(const std::string& exp
   return compiled_.emplace(expr, std::move(c)).first->second;
 }
 
-int Allocator::Impl::SliceOfGid(int gid) const {
-  auto it = std::upper_bound(slice_gid_base_.begin(), slice_gid_base_.end(), gid);
-  // upper_bound skips empty slices that share a base with the owning slice.
-  return int(it - slice_gid_base_.begin()) - 1;
-}
+int Allocator::Impl::SliceOfGid(int gid) const { return d_.SliceOfGid(gid); }
 
 const PreparedDevice* Allocator::Impl::Prepared(int gid) {
   if (!config_.selectors) return nullptr;
-  if (prepared_.empty()) prepared_.resize(size_t(num_devices_));
-  auto& p = prepared_[size_t(gid)];
+  if (prepared_.empty()) prepared_.resize(size_t(num_devices_ + 63) / 64);
+  auto& chunk = prepared_[size_t(gid) / 64];
+  if (!chunk) chunk = std::make_unique<std::shared_ptr<const PreparedDevice>[]>(64);
+  auto& p = chunk[size_t(gid) % 64];
   if (!p) {
     int slice = SliceOfGid(gid);
-    const ResourceSlice& s = slices_[slice];
-    const Device& d = s.devices[gid - slice_gid_base_[slice]];
+    const ResourceSlice& s = slices_[size_t(slice)];
+    const Device& d = s.devices[size_t(gid - slice_gid_base_[size_t(slice)])];
     DeviceView v;
     v.driver = s.driver;
     v.attributes = &d.attributes;
@@ -463,7 +803,9 @@ const PreparedDevice* Allocator::Impl::Prepared(int gid) {
 }
 
 uint8_t Allocator::Impl::ClassSelect(int class_idx, int gid, std::string* err) {
-  uint8_t& slot = class_sel_[class_idx][gid];
+  std::vector<uint8_t>& sel = class_sel_[size_t(class_idx)];
+  if (sel.empty()) sel.assign(size_t(num_devices_), 0);
+  uint8_t& slot = sel[size_t(gid)];
   if (slot != 0) {
     if (slot == 3 && err) *err = class_sel_err_[class_idx][gid];
     return slot;
@@ -514,10 +856,7 @@ const NodePools& Allocator::Impl::GatherPools(const Node& node) {
 
   // Slices for the node: its node-local slices, then all slices without a node name.
   std::vector<int> for_node;
-  if (!node.name.empty()) {
-    auto it = node_slices_.find(node.name);
-    if (it != node_slices_.end()) for_node = it->second;
-  }
+  if (!node.name.empty()) for_node = d_.NodeSlices(node.name);
   for_node.insert(for_node.end(), shared_slices_.begin(), shared_slices_.end());
 
   struct Group {
@@ -564,7 +903,7 @@ const NodePools& Allocator::Impl::GatherPools(const Node& node) {
       continue;
     }
     if (!relevant) continue;
-    int pk = slice_pool_key_[si];
+    int pk = slice_pool_[size_t(si)];
     auto [it, inserted] = groups.emplace(pk, Group{});
     if (inserted) group_order.push_back(pk);
     std::vector<int>& g = it->second.slices;
@@ -592,8 +931,10 @@ const NodePools& Allocator::Impl::GatherPools(const Node& node) {
     bool use_all = false;
     if (int64_t(rel.size()) != first.resource_slice_count) {
       bool obsolete = false;
-      for (int si : pool_keys_[pk].slices) {
-        const ResourceSlice& s = slices_[si];
+      for (int k = d_.pool_slice_offset[size_t(pk)]; k < d_.pool_slice_offset[size_t(pk) + 1];
+           ++k) {
+        int si = d_.pool_slice_list[size_t(k)];
+        const ResourceSlice& s = slices_[size_t(si)];
         if (s.generation == first.generation) {
           all_for_pool.push_back(si);
         } else if (s.generation > first.generation) {
@@ -728,8 +1069,8 @@ const NodePools& Allocator::Impl::GatherPools(const Node& node) {
     (binding ? with_binding : normal).push_back(std::move(pv));
   }
   auto by_id = [&](const PoolView& a, const PoolView& b) {
-    const PoolKey& x = pool_keys_[a.pool_key];
-    const PoolKey& y = pool_keys_[b.pool_key];
+    const PoolTable::Key& x = pool_keys_[size_t(a.pool_key)];
+    const PoolTable::Key& y = pool_keys_[size_t(b.pool_key)];
     if (x.driver != y.driver) return x.driver < y.driver;
     return x.pool < y.pool;
   };
@@ -741,6 +1082,9 @@ const NodePools& Allocator::Impl::GatherPools(const Node& node) {
   for (size_t pi = 0; pi < np->pools.size(); ++pi) {
     const PoolView& pv = np->pools[pi];
     if (pv.incomplete || pv.invalid) continue;
+    EnsurePool(pv.pool_key);
+    const PoolIndex& ix = d_.Index(pv.pool_key);
+    const int pool_base = d_.pools[size_t(pv.pool_key)].gid_base;
     for (int si : pv.targeting) {
       const ResourceSlice& s = slices_[si];
       for (size_t di = 0; di < s.devices.size(); ++di) {
@@ -748,6 +1092,7 @@ const NodePools& Allocator::Impl::GatherPools(const Node& node) {
         c.slice = si;
         c.device = int(di);
         c.gid = slice_gid_base_[si] + int(di);
+        c.ident = ix.canon.empty() ? c.gid : pool_base + ix.canon[size_t(c.gid - pool_base)];
         c.pool = int(pi);
         for (const auto& cc : s.devices[di].consumes_counters) {
           int set = -1;
@@ -771,13 +1116,14 @@ const NodePools& Allocator::Impl::GatherPools(const Node& node) {
 }
 
 const std::vector<Amount>& Allocator::Impl::AvailableCounters(PoolView& pool) {
+  EnsurePool(pool.pool_key);
   if (pool.available_epoch == pool_epoch_[pool.pool_key]) return pool.available;
   pool.available = pool.counter_values;
   for (const auto* list : {&pool.targeting, &pool.not_targeting}) {
     for (int si : *list) {
       const ResourceSlice& s = slices_[si];
       for (size_t di = 0; di < s.devices.size(); ++di) {
-        if (!IsDeviceAllocated(slice_gid_base_[si] + int(di))) continue;
+        if (!IsDeviceAllocated(pool.pool_key, slice_gid_base_[si] + int(di))) continue;
         for (const auto& cc : s.devices[di].consumes_counters) {
           int set = -1;
           for (size_t k = 0; k < pool.set_names.size(); ++k) {

@@ -94,23 +94,40 @@ struct Explanation {
 // An immutable, indexed cluster snapshot: DeviceClasses, ResourceSlices (DeviceTaintRules merged)
 // and their indexes. Build it once and share it between any number of Allocators (each Allocator
 // keeps only its own allocated state and caches on top of it); derive updated snapshots per slice
-// with WithSlice/WithoutSlice, which share every unchanged slice object with the original (no
-// device copies; only the integer/string indexes are rebuilt).
-// Thread-safety: immutable after construction, safe to share across threads.
+// with WithSlice/WithoutSlice.
+// Cost: Build is O(slices) (pool interning, per-pool device-id layout); nothing is done per
+// device until used: a pool's device-name index is built lazily the first time an allocator
+// touches the pool, and the node -> slices index after a few per-node lookups. WithSlice and
+// WithoutSlice copy O(slices + pools) pointers/ints, share every unchanged slice object, the
+// classes and taint rules, and the lazily built index of every pool the change does not touch.
+// Taint-rule merging copies only slices a rule actually applies to (copy-on-write).
+// Thread-safety: logically immutable and safe to share across threads; the lazy indexes are
+// built under std::call_once (per pool, and once for the node index), so concurrent Allocators
+// over one snapshot may trigger them at the same time.
 class Snapshot {
  public:
+  // `slices` are shared, never copied (except where a taint rule applies); null entries ignored.
+  static std::shared_ptr<const Snapshot> Build(
+      const Features& features, std::vector<DeviceClass> classes,
+      std::vector<std::shared_ptr<const ResourceSlice>> slices,
+      std::vector<DeviceTaintRule> taint_rules);
   static std::shared_ptr<const Snapshot> Build(const Features& features,
                                                std::vector<DeviceClass> classes,
                                                std::vector<ResourceSlice> slices,
                                                std::vector<DeviceTaintRule> taint_rules);
   // A new snapshot where the slice named `slice.name` is replaced (or appended when absent).
   std::shared_ptr<const Snapshot> WithSlice(ResourceSlice slice) const;
+  std::shared_ptr<const Snapshot> WithSlice(std::shared_ptr<const ResourceSlice> slice) const;
   // A new snapshot without the slice named `name` (same content when absent).
   std::shared_ptr<const Snapshot> WithoutSlice(std::string_view name) const;
   int64_t num_devices() const;
   size_t num_slices() const;
   // True when both snapshots hold the very same slice object at index `i` (sharing check).
   bool SharesSlice(const Snapshot& other, size_t i) const;
+  // True when both snapshots share the (lazy) device index of pool driver/pool.
+  bool SharesPoolIndex(const Snapshot& other, std::string_view driver, std::string_view pool) const;
+  // True when the device index of pool driver/pool has been built (laziness check).
+  bool IsPoolIndexed(std::string_view driver, std::string_view pool) const;
 
   struct Data;
   const Data& data() const { return *data_; }
@@ -160,28 +177,39 @@ class Allocator {
 
   // Builds the snapshot. `allocated` are claims with status.allocation (committed or in flight);
   // taint rules are merged into device taints when the feature is on. Takes ownership.
+  // Without AllocationPolicies, `allocated` is read once into a compact per-pool list (no device
+  // lookups); each pool's devices are resolved the first time the pool is used. With policies,
+  // every result is resolved immediately (namespace limits need the device).
   static StatusOr<std::unique_ptr<Allocator>> Create(Config config,
                                                      std::vector<DeviceClass> classes,
                                                      std::vector<ResourceSlice> slices,
                                                      std::vector<DeviceTaintRule> taint_rules,
                                                      const std::vector<ResourceClaim>& allocated);
+  // Same over slices the caller already owns (shared, not copied).
+  static StatusOr<std::unique_ptr<Allocator>> Create(
+      Config config, std::vector<DeviceClass> classes,
+      std::vector<std::shared_ptr<const ResourceSlice>> slices,
+      std::vector<DeviceTaintRule> taint_rules, const std::vector<ResourceClaim>& allocated);
   // Cheap: creates an allocator over a shared snapshot; only the allocated state is built
-  // (O(allocated results) plus one small per-identity state vector). `config.features` must
-  // equal the features the snapshot was built with (taint-rule merging depends on them).
+  // (O(allocated results) plus one 4-byte word per device). `config.features` must equal the
+  // features the snapshot was built with (taint-rule merging depends on them).
   static StatusOr<std::unique_ptr<Allocator>> Create(Config config,
                                                      std::shared_ptr<const Snapshot> snapshot,
                                                      const std::vector<ResourceClaim>& allocated);
   // Cheapest: an allocator over `snapshot` starting from `state` (taken with State() from an
   // allocator with the same config.policies, else INVALID_ARGUMENT). When `state` was taken over
   // a different snapshot (e.g. the one WithSlice derived from), in-use devices are carried over
-  // by (driver, pool, device) identity: O(in-use devices), no claims re-read. Namespace-limit
-  // usage is carried over unchanged.
+  // by (driver, pool, device) identity, no claims re-read: pools whose index the two snapshots
+  // share (all pools a WithSlice/WithoutSlice chain did not touch) are block-copied, the others
+  // are matched by device name (O(in-use devices of changed pools)). Namespace-limit usage is
+  // carried over unchanged.
   static StatusOr<std::unique_ptr<Allocator>> CreateFromState(
       Config config, std::shared_ptr<const Snapshot> snapshot,
       std::shared_ptr<const AllocatedState> state);
   ~Allocator();
 
-  // A copy of the current allocated state (committed and in-flight allocations).
+  // A copy of the current allocated state (committed and in-flight allocations); resolves the
+  // pending allocated claims of every pool into the copy (O(allocated results)).
   std::shared_ptr<const AllocatedState> State() const;
 
   // Compatible mode: allocates all `claims` (unallocated, pod order, already defaulted) for

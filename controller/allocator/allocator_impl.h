@@ -2,11 +2,16 @@
 // allocator.cc and explain.cc).
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <deque>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <random>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -39,6 +44,7 @@ struct Candidate {
   int slice = 0;
   int device = 0;  // index in slice
   int gid = 0;     // global device index
+  int ident = 0;   // canonical gid (allocated-state slot of its identity)
   int pool = 0;    // index in NodePools::pools
   // Flattened counter consumption: (flat counter index, amount).
   std::vector<std::pair<int, Amount>> consumption;
@@ -52,13 +58,21 @@ struct NodePools {
   std::map<std::string, std::string> labels;  // for cache validation
 };
 
-// State of one (driver, pool, device) identity in the allocated state.
-struct IdentityState {
+// Allocated state of one (driver, pool, device) identity, as read by the search.
+struct IdentityView {
   bool exclusive = false;
   int shares = 0;  // AllocatedSharedDeviceIDs entries
   bool has_aggregate = false;
-  std::vector<std::pair<std::string, Amount>> aggregate;  // summed consumedCapacity
+  const std::vector<std::pair<std::string, Amount>>* aggregate = nullptr;  // summed consumption
 };
+
+// Summed consumed capacity of shared devices, by canonical gid.
+using AggregateMap = std::unordered_map<int, std::vector<std::pair<std::string, Amount>>>;
+
+// Compact per-identity state word: bit 0 exclusive, bit 1 has aggregate, bits 2.. shares.
+inline constexpr uint32_t kExclusiveBit = 1;
+inline constexpr uint32_t kAggregateBit = 2;
+inline constexpr uint32_t kShareUnit = 4;
 
 // Read-only list of shared slices, indexable like a vector of slices.
 class SliceList {
@@ -68,37 +82,106 @@ class SliceList {
   std::vector<std::shared_ptr<const ResourceSlice>> ptrs_;
 };
 
+struct PoolName {
+  std::string_view driver, pool;
+  bool operator==(const PoolName& o) const { return driver == o.driver && pool == o.pool; }
+};
+struct PoolNameHash {
+  size_t operator()(const PoolName& p) const {
+    return std::hash<std::string_view>{}(p.driver) * 1000003u ^
+           std::hash<std::string_view>{}(p.pool);
+  }
+};
+
+// Interned (driver, pool) names. Pool ids are stable along a WithSlice/WithoutSlice chain: a
+// derived snapshot shares the table, or extends a copy of it (same `lineage`, ids only appended;
+// a pool whose last slice went away stays as an empty pool).
+struct PoolTable {
+  struct Key {
+    std::string driver, pool;
+  };
+  uint64_t lineage = 0;
+  std::deque<Key> keys;                                   // deque: stable element addresses
+  std::unordered_map<PoolName, int, PoolNameHash> index;  // views into `keys`
+  int Find(std::string_view driver, std::string_view pool) const {
+    auto it = index.find(PoolName{driver, pool});
+    return it == index.end() ? -1 : it->second;
+  }
+  int Add(std::string_view driver, std::string_view pool) {
+    keys.push_back({std::string(driver), std::string(pool)});
+    int id = int(keys.size()) - 1;
+    index.emplace(PoolName{keys.back().driver, keys.back().pool}, id);
+    return id;
+  }
+  size_t size() const { return keys.size(); }
+};
+
+// Per-pool device index (identities by device name), built lazily on first use under `once`
+// (concurrent allocators may race to it). Shared by derived snapshots while the pool's slices
+// are unchanged (same slice objects in the same order), so a Snapshot holding it always holds
+// the slices its string views point into.
+struct PoolIndex {
+  std::once_flag once;
+  // Local gid -> canonical local gid (first device of that name in the pool); empty when every
+  // device name in the pool is unique (canonical == local).
+  std::vector<int> canon;
+  // Device name -> canonical local gid; only for pools with more than kLinearPool devices
+  // (smaller pools are searched linearly).
+  std::unique_ptr<std::unordered_map<std::string_view, int>> by_name;
+  std::atomic<bool> touched{false};  // set once built (tests observe laziness)
+};
+inline constexpr int kLinearPool = 16;
+
 // The immutable, indexed cluster snapshot behind alloc::Snapshot (see allocator.h).
+// Global device ids (gids) are laid out per pool: pool p owns [pools[p].gid_base,
+// pools[p].gid_base + pools[p].num_devices), its slices in snapshot order within that range.
 struct Snapshot::Data {
   Features features;
-  std::vector<DeviceTaintRule> taint_rules;
-  std::vector<DeviceClass> classes;
-  std::unordered_map<std::string, int> class_by_name;
+  std::shared_ptr<const std::vector<DeviceTaintRule>> taint_rules;
+  std::shared_ptr<const std::vector<DeviceClass>> classes;
+  std::shared_ptr<const std::unordered_map<std::string, int>> class_by_name;
   SliceList slices;  // taint rules already merged
-  std::vector<int> slice_pool_key;
-  std::vector<int> slice_gid_base;
-  std::unordered_map<std::string, std::vector<int>> node_slices;
-  std::vector<int> shared_slices;
-  struct PoolKey {
-    std::string driver, pool;
-    std::vector<int> slices;
+  std::shared_ptr<const PoolTable> pool_table;
+  std::vector<int> slice_pool;      // per slice: pool id
+  std::vector<int> slice_gid_base;  // per slice: first gid
+  struct Pool {
+    int gid_base = 0;
+    int num_devices = 0;
+    std::shared_ptr<PoolIndex> index;  // lazily filled (see PoolIndex)
   };
-  std::vector<PoolKey> pool_keys;
-  std::unordered_map<std::string, int> pool_key_index;
-  std::vector<int> gid_identity;
-  std::vector<int> identity_gid;  // first gid of each identity
-  std::unordered_map<std::string, int> identity_index;
+  std::vector<Pool> pools;             // by pool id
+  std::vector<int> pool_slice_offset;  // slices of pool p: pool_slice_list[off[p]..off[p+1])
+  std::vector<int> pool_slice_list;    // all slices, ordered by gid
+  std::vector<int> ordered_gid_base;   // slice_gid_base of pool_slice_list[k]
+  std::vector<int> shared_slices;      // slices without a node name
   int64_t num_devices = 0;
 
-  // (Re)builds every index from `classes` and `slices`.
-  void Index();
+  // Node name -> node-local slices, built on demand (after a few linear scans) under node_once.
+  mutable std::once_flag node_once;
+  mutable std::atomic<int> node_scans{0};
+  mutable std::unordered_map<std::string_view, std::vector<int>> node_slices;
+
+  // Computes the per-slice/per-pool layout from `slices` and `slice_pool`; pools of `parent`
+  // (same lineage) not listed in `changed` keep their PoolIndex.
+  void Layout(const Data* parent, const std::vector<int>& changed);
+  // The pool's index, built on first use (thread-safe).
+  const PoolIndex& Index(int pool) const;
+  // Canonical gid of `gid` in `pool`.
+  int Canon(int pool, int gid) const;
+  // Canonical gid of device `name` in `pool`, or -1.
+  int FindDevice(int pool, std::string_view name) const;
+  int SliceOfGid(int gid) const;
+  const Device& DeviceOfGid(int gid) const;
+  int PoolOfGid(int gid) const { return slice_pool[size_t(SliceOfGid(gid))]; }
+  // Node-local slices of `node` in snapshot order.
+  std::vector<int> NodeSlices(const std::string& node) const;
 };
 
 struct AllocatedState::Data {
   std::shared_ptr<const Snapshot> snapshot;
   std::vector<std::string> policy_names;
-  std::vector<IdentityState> identities;
-  std::vector<uint64_t> pool_epoch;
+  std::vector<uint32_t> ident;  // per canonical gid of `snapshot` (every pool resolved)
+  AggregateMap aggregate;
   std::map<std::pair<int, std::string>, std::pair<int64_t, std::map<std::string, Amount>>> usage;
 };
 
@@ -108,17 +191,13 @@ class Allocator::Impl {
       : config_(std::move(config)),
         snap_(std::move(snap)),
         d_(snap_->data()),
-        classes_(d_.classes),
-        class_by_name_(d_.class_by_name),
+        classes_(*d_.classes),
+        class_by_name_(*d_.class_by_name),
         slices_(d_.slices),
-        slice_pool_key_(d_.slice_pool_key),
+        slice_pool_(d_.slice_pool),
         slice_gid_base_(d_.slice_gid_base),
-        node_slices_(d_.node_slices),
         shared_slices_(d_.shared_slices),
-        pool_keys_(d_.pool_keys),
-        pool_key_index_(d_.pool_key_index),
-        gid_identity_(d_.gid_identity),
-        identity_index_(d_.identity_index),
+        pool_keys_(d_.pool_table->keys),
         num_devices_(d_.num_devices) {}
 
   Config config_;
@@ -128,20 +207,43 @@ class Allocator::Impl {
   const std::vector<DeviceClass>& classes_;
   const std::unordered_map<std::string, int>& class_by_name_;
   const SliceList& slices_;
-  const std::vector<int>& slice_pool_key_;
+  const std::vector<int>& slice_pool_;
   const std::vector<int>& slice_gid_base_;
-  const std::unordered_map<std::string, std::vector<int>>& node_slices_;
   const std::vector<int>& shared_slices_;
-  using PoolKey = Snapshot::Data::PoolKey;
-  const std::vector<PoolKey>& pool_keys_;
-  const std::unordered_map<std::string, int>& pool_key_index_;
-  const std::vector<int>& gid_identity_;
-  const std::unordered_map<std::string, int>& identity_index_;
+  const std::deque<PoolTable::Key>& pool_keys_;
   const int64_t num_devices_;
 
-  // Mutable allocation state.
-  std::vector<IdentityState> identities_;
+  // Mutable allocation state: one word per canonical gid (kExclusiveBit, kAggregateBit, shares
+  // in units of kShareUnit) plus summed consumed capacity of shared devices by canonical gid.
+  std::vector<uint32_t> ident_;
+  AggregateMap aggregate_;
   std::vector<uint64_t> pool_epoch_;  // bumped when allocated state of a pool changes
+  // Pools whose allocated claims are resolved into ident_. Create records the claims' results
+  // per pool (`pending_`) and resolves a pool's device names only when the pool is first used.
+  std::vector<uint8_t> pool_ready_;
+  struct Pending {
+    int pool = 0;
+    int caps = -1;  // index in pending_caps_ (consumed capacity), -1 = none
+    bool shared = false;
+    std::string device;
+  };
+  std::vector<Pending> pending_;
+  std::vector<std::vector<std::pair<std::string, Amount>>> pending_caps_;
+  std::vector<int> pending_offset_;  // per pool, into pending_order_ (built on first use)
+  std::vector<int> pending_order_;
+  // Makes `pool`'s allocated state current (applies its pending results).
+  void EnsurePool(int pool) {
+    if (!pool_ready_[size_t(pool)]) ResolvePool(pool);
+  }
+  void ResolvePool(int pool);
+  void ResolveAllPools();
+  // Records the results of `allocated` as pending (no device lookups yet).
+  void RecordPending(const std::vector<ResourceClaim>& allocated);
+  // Carries the in-use identities of `state` (another snapshot) over to this allocator.
+  void Rebase(const AllocatedState::Data& state);
+  // Records one allocated device (canonical gid `id`) in `ident`/`aggregate`.
+  static void Apply(std::vector<uint32_t>& ident, AggregateMap& aggregate, int id, bool shared,
+                    const std::vector<std::pair<std::string, Amount>>* caps);
 
   // Per-node gathered pools.
   std::unordered_map<std::string, std::unique_ptr<NodePools>> node_cache_;
@@ -156,8 +258,8 @@ class Allocator::Impl {
   };
   std::unordered_map<std::string, Compiled> compiled_;
 
-  // CEL views of devices, built on first use (per gid).
-  std::vector<std::shared_ptr<const PreparedDevice>> prepared_;
+  // CEL views of devices, built on first use (per gid, in chunks of 64 allocated lazily).
+  std::vector<std::unique_ptr<std::shared_ptr<const PreparedDevice>[]>> prepared_;
 
   std::mt19937_64 rng_{std::random_device{}()};
   int64_t share_counter_ = 0;
@@ -170,10 +272,20 @@ class Allocator::Impl {
   const PreparedDevice* Prepared(int gid);
   int SliceOfGid(int gid) const;
   const Device& DeviceOf(const Candidate& c) const { return slices_[c.slice].devices[c.device]; }
-  const IdentityState& Identity(int gid) const { return identities_[gid_identity_[gid]]; }
-  bool IsDeviceAllocated(int gid) const {
-    const IdentityState& s = Identity(gid);
-    return s.exclusive || s.shares > 0 || s.has_aggregate;
+  // Allocated state of the identity with canonical gid `ident` (its pool must be resolved).
+  IdentityView Identity(int ident) const {
+    uint32_t w = ident_[size_t(ident)];
+    IdentityView v;
+    v.exclusive = (w & kExclusiveBit) != 0;
+    v.has_aggregate = (w & kAggregateBit) != 0;
+    v.shares = int(w / kShareUnit);
+    if (v.has_aggregate) v.aggregate = &aggregate_.at(ident);
+    return v;
+  }
+  bool IsIdentAllocated(int ident) const { return ident_[size_t(ident)] != 0; }
+  // Any device `gid` of resolved pool `pool`.
+  bool IsDeviceAllocated(int pool, int gid) const {
+    return ident_[size_t(d_.Canon(pool, gid))] != 0;
   }
   const std::vector<Amount>& AvailableCounters(PoolView& pool);
   std::string NewShareId();
@@ -199,7 +311,7 @@ class Allocator::Impl {
   // Strategy for ordering nodes for these claims (first governed non-FirstFit request).
   Strategy ClaimsStrategy(const std::vector<const ResourceClaim*>& claims) const;
   // Allocated devices on node-local slices of `node`.
-  int64_t NodeAllocatedCount(const std::string& node) const;
+  int64_t NodeAllocatedCount(const std::string& node);
   Status PreFilter(const std::vector<const ResourceClaim*>& claims, std::string* reason) const;
   Outcome Run(const Node& node, const std::vector<const ResourceClaim*>& claims,
               Explanation* explain);

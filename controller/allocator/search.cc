@@ -379,7 +379,7 @@ Search::Search(Allocator::Impl& impl, const Node& node,
 
 bool Search::InUse(int ci) const {
   const Candidate& c = pools_->cands[ci];
-  return impl_.Identity(c.gid).exclusive || picked_count_[ci] > 0;
+  return impl_.Identity(c.ident).exclusive || picked_count_[ci] > 0;
 }
 
 bool Search::TaintBlocks(const Device& d, const RequestSpec& spec) const {
@@ -470,14 +470,14 @@ int Search::CapacityFits(const ReqData& rd, int ci, bool include_usage) {
     return -1;
   }
   if (missing) return 0;
-  const IdentityState& st = impl_.Identity(c.gid);
+  const IdentityView st = impl_.Identity(c.ident);
   for (size_t i = 0; i < d.capacity.size(); ++i) {
     const auto& [name, cap] = d.capacity[i];
     if (ViolatesPolicy(consumed[i], cap.request_policy, fractional)) return 0;
     Amount sum = consumed[i].nanos;
     if (include_usage) {
       if (st.has_aggregate) {
-        for (const auto& [k, v] : st.aggregate) {
+        for (const auto& [k, v] : *st.aggregate) {
           if (k == name) sum += v;
         }
       }
@@ -489,7 +489,7 @@ int Search::CapacityFits(const ReqData& rd, int ci, bool include_usage) {
 }
 
 bool Search::CapacityInUse(int ci) const {
-  const IdentityState& st = impl_.Identity(pools_->cands[ci].gid);
+  const IdentityView st = impl_.Identity(pools_->cands[ci].ident);
   return st.has_aggregate || st.shares > 0 || live_shares_[ci] > 0;
 }
 
@@ -796,14 +796,14 @@ void Search::ApplyStrategy(ReqData& rd) {
   // Allocated devices per pool of this node (committed state).
   std::vector<int64_t> pool_used(pools_->pools.size(), 0);
   for (const Candidate& c : cands) {
-    if (impl_.IsDeviceAllocated(c.gid)) ++pool_used[size_t(c.pool)];
+    if (impl_.IsIdentAllocated(c.ident)) ++pool_used[size_t(c.pool)];
   }
   rd.order.resize(cands.size());
   for (size_t i = 0; i < cands.size(); ++i) rd.order[i] = int(i);
   auto key = [&](int ci) {
     const Candidate& c = cands[size_t(ci)];
     // Within a pool, shared devices already in use count as "more allocated".
-    int64_t shares = impl_.Identity(c.gid).shares;
+    int64_t shares = impl_.Identity(c.ident).shares;
     return std::pair<int64_t, int64_t>(pool_used[size_t(c.pool)], shares);
   };
   std::stable_sort(rd.order.begin(), rd.order.end(), [&](int a, int b) {
