@@ -106,15 +106,8 @@ std::shared_ptr<const ResourceSlice> Merged(const Features& f,
 
 std::atomic<uint64_t> next_lineage{1};
 
-std::shared_ptr<const PoolTable> CloneTable(const PoolTable& t) {
-  auto c = std::make_shared<PoolTable>();
-  c->lineage = t.lineage;
-  c->keys = t.keys;
-  c->index.reserve(c->keys.size());
-  for (size_t i = 0; i < c->keys.size(); ++i) {
-    c->index.emplace(PoolName{c->keys[i].driver, c->keys[i].pool}, int(i));
-  }
-  return c;
+std::shared_ptr<PoolTable> CloneTable(const PoolTable& t) {
+  return std::make_shared<PoolTable>(t);  // views stay valid: `owners` are shared
 }
 
 }  // namespace
@@ -294,6 +287,7 @@ std::shared_ptr<const Snapshot> Snapshot::Build(
   std::erase(slices, nullptr);
   auto table = std::make_shared<PoolTable>();
   table->lineage = next_lineage.fetch_add(1);
+  table->Reserve(slices.size());
   d->slices.ptrs_ = std::move(slices);
   d->slice_pool.resize(d->slices.size());
   const bool merge = features.device_taint_rules && !d->taint_rules->empty();
@@ -305,8 +299,9 @@ std::shared_ptr<const Snapshot> Snapshot::Build(
     int pk = last;
     if (pk < 0 || table->keys[size_t(pk)].pool != s.pool ||
         table->keys[size_t(pk)].driver != s.driver) {
-      pk = table->Find(s.driver, s.pool);
-      if (pk < 0) pk = table->Add(s.driver, s.pool);
+      uint64_t h = HashPool(s.driver, s.pool);
+      pk = table->Find(s.driver, s.pool, h);
+      if (pk < 0) pk = table->Add(ptr, h);
     }
     d->slice_pool[i] = last = pk;
   }
@@ -353,7 +348,7 @@ std::shared_ptr<const Snapshot> Snapshot::WithSlice(
   int pk = d->pool_table->Find(slice->driver, slice->pool);
   if (pk < 0) {
     auto t = CloneTable(*d->pool_table);
-    pk = const_cast<PoolTable&>(*t).Add(slice->driver, slice->pool);
+    pk = t->Add(slice, HashPool(slice->driver, slice->pool));
     d->pool_table = std::move(t);
   }
   std::vector<int> changed{pk};
@@ -414,10 +409,11 @@ StatusOr<std::unique_ptr<Allocator>> Allocator::Create(
 StatusOr<std::unique_ptr<Allocator>> Allocator::Create(
     Config config, std::vector<DeviceClass> classes,
     std::vector<std::shared_ptr<const ResourceSlice>> slices,
-    std::vector<DeviceTaintRule> taint_rules, const std::vector<ResourceClaim>& allocated) {
+    std::vector<DeviceTaintRule> taint_rules,
+    std::shared_ptr<const std::vector<ResourceClaim>> allocated) {
   auto snap = Snapshot::Build(config.features, std::move(classes), std::move(slices),
                               std::move(taint_rules));
-  return Create(std::move(config), std::move(snap), allocated);
+  return Create(std::move(config), std::move(snap), std::move(allocated));
 }
 
 StatusOr<std::unique_ptr<Allocator>> Allocator::Create(
@@ -445,22 +441,32 @@ StatusOr<std::unique_ptr<Allocator>> Allocator::Create(
       if (c.allocation) m.AddAllocation(*c.allocation, &c);
     }
   } else {
-    m.RecordPending(allocated);
+    m.RecordPending(allocated, /*skip_ready=*/false);
   }
   return std::unique_ptr<Allocator>(new Allocator(std::move(impl)));
 }
 
-void Allocator::Impl::RecordPending(const std::vector<ResourceClaim>& allocated) {
-  size_t total = 0;
-  for (const auto& c : allocated) {
-    if (c.allocation) total += c.allocation->results.size();
-  }
-  if (total == 0) return;
-  pending_.reserve(total);
+StatusOr<std::unique_ptr<Allocator>> Allocator::Create(
+    Config config, std::shared_ptr<const Snapshot> snapshot,
+    std::shared_ptr<const std::vector<ResourceClaim>> allocated) {
+  static const std::vector<ResourceClaim> kNone;
+  bool policies = !config.policies.empty();
+  auto a =
+      Create(std::move(config), std::move(snapshot), policies && allocated ? *allocated : kNone);
+  if (!a.ok() || policies || !allocated || allocated->empty()) return a;
+  (*a)->impl_->claims_src_ = std::move(allocated);
+  return a;
+}
+
+template <typename F>
+void Allocator::Impl::ForEachResult(const std::vector<ResourceClaim>& claims, F&& f) const {
   const PoolTable& t = *d_.pool_table;
-  const bool consumable = config_.features.consumable_capacity;
   int last = -1;
-  for (const auto& c : allocated) {
+  for (size_t i = 0; i < claims.size(); ++i) {
+    if (i + 8 < claims.size() && claims[i + 8].allocation) {
+      __builtin_prefetch(claims[i + 8].allocation->results.data());
+    }
+    const auto& c = claims[i];
     if (!c.allocation) continue;
     for (const auto& r : c.allocation->results) {
       if (r.admin_access.value_or(false)) continue;
@@ -470,20 +476,79 @@ void Allocator::Impl::RecordPending(const std::vector<ResourceClaim>& allocated)
         if (pk < 0) continue;  // not in the snapshot: cannot matter
         last = pk;
       }
-      Pending& p = pending_.emplace_back();
-      p.pool = pk;
-      p.shared = consumable && r.share_id.has_value();
-      p.device = r.device;
-      if (p.shared && r.has_consumed_capacity) {
-        p.caps = int(pending_caps_.size());
-        auto& caps = pending_caps_.emplace_back();
-        for (const auto& [name, q] : r.consumed_capacity) caps.emplace_back(name, q.nanos);
-      }
+      f(pk, r);
     }
   }
 }
 
+std::vector<std::pair<std::string, Amount>> Allocator::Impl::Caps(
+    const DeviceRequestAllocationResult& r) {
+  std::vector<std::pair<std::string, Amount>> caps;
+  for (const auto& [name, q] : r.consumed_capacity) caps.emplace_back(name, q.nanos);
+  return caps;
+}
+
+void Allocator::Impl::RecordPending(const std::vector<ResourceClaim>& allocated, bool skip_ready) {
+  size_t total = 0;
+  for (const auto& c : allocated) {
+    if (c.allocation) total += c.allocation->results.size();
+  }
+  if (total == 0) return;
+  pending_.reserve(pending_.size() + total);
+  const bool consumable = config_.features.consumable_capacity;
+  ForEachResult(allocated, [&](int pk, const DeviceRequestAllocationResult& r) {
+    if (skip_ready && pool_ready_[size_t(pk)]) return;
+    Pending& p = pending_.emplace_back();
+    p.pool = pk;
+    p.shared = consumable && r.share_id.has_value();
+    p.name_off = uint32_t(pending_names_.size());
+    p.name_len = uint32_t(r.device.size());
+    pending_names_.append(r.device);
+    if (p.shared && r.has_consumed_capacity) {
+      p.caps = int(pending_caps_.size());
+      pending_caps_.push_back(Caps(r));
+    }
+  });
+}
+
 void Allocator::Impl::ResolvePool(int pool) {
+  const bool consumable = config_.features.consumable_capacity;
+  if (claims_src_ && targeted_scans_ < kTargetedScans) {
+    // Few pools used so far: scan the claims for this pool only (no hashing, no copies).
+    ++targeted_scans_;
+    const PoolTable::Key& key = d_.pool_table->keys[size_t(pool)];
+    const auto& claims = *claims_src_;
+    bool any = false;
+    for (size_t i = 0; i < claims.size(); ++i) {
+      if (i + 8 < claims.size() && claims[i + 8].allocation) {
+        __builtin_prefetch(claims[i + 8].allocation->results.data());
+      }
+      if (!claims[i].allocation) continue;
+      for (const auto& r : claims[i].allocation->results) {
+        if (r.pool != key.pool || r.driver != key.driver || r.admin_access.value_or(false)) {
+          continue;
+        }
+        int id = d_.FindDevice(pool, r.device);
+        if (id < 0) continue;  // unknown device: cannot matter
+        bool shared = consumable && r.share_id.has_value();
+        if (shared && r.has_consumed_capacity) {
+          auto caps = Caps(r);
+          Apply(ident_, aggregate_, id, true, &caps);
+        } else {
+          Apply(ident_, aggregate_, id, shared, nullptr);
+        }
+        any = true;
+      }
+    }
+    pool_ready_[size_t(pool)] = 1;
+    if (any) ++pool_epoch_[size_t(pool)];
+    return;
+  }
+  if (claims_src_) {
+    // Many pools used: group the remaining results by pool once.
+    auto src = std::move(claims_src_);
+    RecordPending(*src, /*skip_ready=*/true);
+  }
   pool_ready_[size_t(pool)] = 1;
   if (pending_.empty()) return;
   if (pending_offset_.empty()) {
@@ -502,7 +567,7 @@ void Allocator::Impl::ResolvePool(int pool) {
   int b = pending_offset_[size_t(pool)], e = pending_offset_[size_t(pool) + 1];
   for (int k = b; k < e; ++k) {
     const Pending& p = pending_[size_t(pending_order_[size_t(k)])];
-    int id = d_.FindDevice(pool, p.device);
+    int id = d_.FindDevice(pool, PendingName(p));
     if (id < 0) continue;  // unknown device: cannot matter
     Apply(ident_, aggregate_, id, p.shared, p.caps >= 0 ? &pending_caps_[size_t(p.caps)] : nullptr);
   }
@@ -551,10 +616,23 @@ std::shared_ptr<const AllocatedState> Allocator::State() const {
   // Pending results of pools not resolved yet go into the copy (this allocator stays lazy).
   for (const auto& p : m.pending_) {
     if (m.pool_ready_[size_t(p.pool)]) continue;
-    int id = m.d_.FindDevice(p.pool, p.device);
+    int id = m.d_.FindDevice(p.pool, m.PendingName(p));
     if (id < 0) continue;
     Impl::Apply(d->ident, d->aggregate, id, p.shared,
                 p.caps >= 0 ? &m.pending_caps_[size_t(p.caps)] : nullptr);
+  }
+  if (m.claims_src_) {
+    const bool consumable = m.config_.features.consumable_capacity;
+    m.ForEachResult(*m.claims_src_, [&](int pk, const DeviceRequestAllocationResult& r) {
+      if (m.pool_ready_[size_t(pk)]) return;
+      int id = m.d_.FindDevice(pk, r.device);
+      if (id < 0) return;
+      bool shared = consumable && r.share_id.has_value();
+      std::vector<std::pair<std::string, Amount>> caps;
+      if (shared && r.has_consumed_capacity) caps = Impl::Caps(r);
+      Impl::Apply(d->ident, d->aggregate, id, shared,
+                  shared && r.has_consumed_capacity ? &caps : nullptr);
+    });
   }
   for (const auto& [k, u] : m.usage_) d->usage[k] = {u.devices, u.capacity};
   return std::make_shared<const AllocatedState>(std::move(d));
@@ -646,9 +724,7 @@ void Allocator::Impl::AddAllocation(const AllocationResult& result, const Resour
     }
     bool shared = config_.features.consumable_capacity && r.share_id.has_value();
     std::vector<std::pair<std::string, Amount>> caps;
-    if (shared && r.has_consumed_capacity) {
-      for (const auto& [name, q] : r.consumed_capacity) caps.emplace_back(name, q.nanos);
-    }
+    if (shared && r.has_consumed_capacity) caps = Caps(r);
     Apply(ident_, aggregate_, id, shared, shared && r.has_consumed_capacity ? &caps : nullptr);
     ++pool_epoch_[size_t(pk)];
   }
@@ -1150,7 +1226,8 @@ std::string Allocator::Impl::NewShareId() {
                   static_cast<long long>(++share_counter_));
     return buf;
   }
-  uint64_t a = rng_(), b = rng_();
+  if (!rng_) rng_.emplace(std::random_device{}());
+  uint64_t a = (*rng_)(), b = (*rng_)();
   a = (a & 0xffffffffffff0fffull) | 0x0000000000004000ull;  // version 4
   b = (b & 0x3fffffffffffffffull) | 0x8000000000000000ull;  // variant
   std::snprintf(buf, sizeof(buf), "%08x-%04x-%04x-%04x-%012llx", unsigned(a >> 32),

@@ -185,17 +185,25 @@ class Allocator {
                                                      std::vector<ResourceSlice> slices,
                                                      std::vector<DeviceTaintRule> taint_rules,
                                                      const std::vector<ResourceClaim>& allocated);
-  // Same over slices the caller already owns (shared, not copied).
+  // Same over slices and allocated claims the caller already owns (shared, never copied; see the
+  // shared-claims Create below).
   static StatusOr<std::unique_ptr<Allocator>> Create(
       Config config, std::vector<DeviceClass> classes,
       std::vector<std::shared_ptr<const ResourceSlice>> slices,
-      std::vector<DeviceTaintRule> taint_rules, const std::vector<ResourceClaim>& allocated);
+      std::vector<DeviceTaintRule> taint_rules,
+      std::shared_ptr<const std::vector<ResourceClaim>> allocated);
   // Cheap: creates an allocator over a shared snapshot; only the allocated state is built
   // (O(allocated results) plus one 4-byte word per device). `config.features` must equal the
   // features the snapshot was built with (taint-rule merging depends on them).
   static StatusOr<std::unique_ptr<Allocator>> Create(Config config,
                                                      std::shared_ptr<const Snapshot> snapshot,
                                                      const std::vector<ResourceClaim>& allocated);
+  // Same, keeping `allocated` (shared, must not be mutated afterwards) instead of reading it now:
+  // without AllocationPolicies nothing is read in Create; the first two pools an Allocate uses
+  // are resolved by scanning the claims for that pool, later pools after one grouping pass.
+  static StatusOr<std::unique_ptr<Allocator>> Create(
+      Config config, std::shared_ptr<const Snapshot> snapshot,
+      std::shared_ptr<const std::vector<ResourceClaim>> allocated);
   // Cheapest: an allocator over `snapshot` starting from `state` (taken with State() from an
   // allocator with the same config.policies, else INVALID_ARGUMENT). When `state` was taken over
   // a different snapshot (e.g. the one WithSlice derived from), in-use devices are carried over

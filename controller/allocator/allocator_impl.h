@@ -2,13 +2,15 @@
 // allocator.cc and explain.cc).
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
-#include <deque>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <string>
 #include <string_view>
@@ -82,36 +84,101 @@ class SliceList {
   std::vector<std::shared_ptr<const ResourceSlice>> ptrs_;
 };
 
-struct PoolName {
-  std::string_view driver, pool;
-  bool operator==(const PoolName& o) const { return driver == o.driver && pool == o.pool; }
-};
-struct PoolNameHash {
-  size_t operator()(const PoolName& p) const {
-    return std::hash<std::string_view>{}(p.driver) * 1000003u ^
-           std::hash<std::string_view>{}(p.pool);
+// Hash of a (driver, pool) pair (8 bytes at a time; names are short).
+inline uint64_t HashName(std::string_view s, uint64_t h) {
+  const char* p = s.data();
+  const size_t n = s.size();
+  auto load8 = [](const char* q) {
+    uint64_t v;
+    std::memcpy(&v, q, 8);
+    return v;
+  };
+  auto load4 = [](const char* q) {
+    uint32_t v;
+    std::memcpy(&v, q, 4);
+    return uint64_t(v);
+  };
+  uint64_t tail;
+  if (n >= 8) {
+    for (size_t i = 0; i + 8 < n; i += 8) {
+      h = (h ^ load8(p + i)) * 0x9E3779B97F4A7C15ull;
+      h ^= h >> 32;
+    }
+    tail = load8(p + n - 8);  // overlaps the last full word: fixed-size loads only
+  } else if (n >= 4) {
+    tail = load4(p) | (load4(p + n - 4) << 32);
+  } else {
+    tail = n == 0 ? 0
+                  : uint64_t(uint8_t(p[0])) | uint64_t(uint8_t(p[n / 2])) << 8 |
+                        uint64_t(uint8_t(p[n - 1])) << 16;
   }
-};
+  h ^= tail ^ (uint64_t(n) << 56);
+  h ^= h >> 33;  // murmur3 finalizer: every input bit reaches the low (slot) bits
+  h *= 0xff51afd7ed558ccdull;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ull;
+  return h ^ (h >> 33);
+}
+inline uint64_t HashPool(std::string_view driver, std::string_view pool) {
+  return HashName(pool, HashName(driver, 0x243F6A8885A308D3ull));
+}
 
-// Interned (driver, pool) names. Pool ids are stable along a WithSlice/WithoutSlice chain: a
-// derived snapshot shares the table, or extends a copy of it (same `lineage`, ids only appended;
-// a pool whose last slice went away stays as an empty pool).
+// Interned (driver, pool) names in an open-addressing table. Pool ids are stable along a
+// WithSlice/WithoutSlice chain: a derived snapshot shares the table, or extends a copy of it
+// (same `lineage`, ids only appended; a pool whose last slice went away stays as an empty pool).
+// Names are views into `owners` (the slice that introduced each pool), kept alive here.
 struct PoolTable {
   struct Key {
-    std::string driver, pool;
+    std::string_view driver, pool;
   };
   uint64_t lineage = 0;
-  std::deque<Key> keys;                                   // deque: stable element addresses
-  std::unordered_map<PoolName, int, PoolNameHash> index;  // views into `keys`
-  int Find(std::string_view driver, std::string_view pool) const {
-    auto it = index.find(PoolName{driver, pool});
-    return it == index.end() ? -1 : it->second;
+  std::vector<Key> keys;
+  std::vector<uint64_t> key_hash;
+  std::vector<std::shared_ptr<const ResourceSlice>> owners;
+  std::vector<int32_t> slots;  // pool id + 1, 0 = empty; size is a power of two
+  int Find(std::string_view driver, std::string_view pool, uint64_t h) const {
+    if (slots.empty()) return -1;
+    size_t mask = slots.size() - 1;
+    for (size_t i = size_t(h) & mask;; i = (i + 1) & mask) {
+      int32_t s = slots[i];
+      if (s == 0) return -1;
+      const Key& k = keys[size_t(s - 1)];
+      if (key_hash[size_t(s - 1)] == h && k.pool == pool && k.driver == driver) return s - 1;
+    }
   }
-  int Add(std::string_view driver, std::string_view pool) {
-    keys.push_back({std::string(driver), std::string(pool)});
-    int id = int(keys.size()) - 1;
-    index.emplace(PoolName{keys.back().driver, keys.back().pool}, id);
+  int Find(std::string_view driver, std::string_view pool) const {
+    return Find(driver, pool, HashPool(driver, pool));
+  }
+  int Add(std::shared_ptr<const ResourceSlice> owner, uint64_t h) {
+    int id = int(keys.size());
+    keys.push_back({owner->driver, owner->pool});
+    key_hash.push_back(h);
+    owners.push_back(std::move(owner));
+    if (keys.size() * 2 > slots.size()) {
+      slots.assign(std::max<size_t>(16, slots.size() * 2), 0);
+      for (size_t k = 0; k < keys.size(); ++k) Insert(int(k));
+    } else {
+      Insert(id);
+    }
     return id;
+  }
+  // Room for up to `n` pools without rehashing.
+  void Reserve(size_t n) {
+    keys.reserve(n);
+    key_hash.reserve(n);
+    owners.reserve(n);
+    size_t cap = 16;
+    while (cap < 2 * n + 2) cap *= 2;
+    if (cap > slots.size()) {
+      slots.assign(cap, 0);
+      for (size_t k = 0; k < keys.size(); ++k) Insert(int(k));
+    }
+  }
+  void Insert(int id) {
+    size_t mask = slots.size() - 1;
+    size_t i = size_t(key_hash[size_t(id)]) & mask;
+    while (slots[i] != 0) i = (i + 1) & mask;
+    slots[i] = id + 1;
   }
   size_t size() const { return keys.size(); }
 };
@@ -210,7 +277,7 @@ class Allocator::Impl {
   const std::vector<int>& slice_pool_;
   const std::vector<int>& slice_gid_base_;
   const std::vector<int>& shared_slices_;
-  const std::deque<PoolTable::Key>& pool_keys_;
+  const std::vector<PoolTable::Key>& pool_keys_;
   const int64_t num_devices_;
 
   // Mutable allocation state: one word per canonical gid (kExclusiveBit, kAggregateBit, shares
@@ -218,27 +285,43 @@ class Allocator::Impl {
   std::vector<uint32_t> ident_;
   AggregateMap aggregate_;
   std::vector<uint64_t> pool_epoch_;  // bumped when allocated state of a pool changes
-  // Pools whose allocated claims are resolved into ident_. Create records the claims' results
-  // per pool (`pending_`) and resolves a pool's device names only when the pool is first used.
+  // Pools whose allocated claims are resolved into ident_. Create does not look devices up: it
+  // either keeps the caller's shared claims (`claims_src_`; the first kTargetedScans pools used
+  // are resolved by scanning them for that pool, after that they are grouped by pool once) or
+  // records each result in a compact per-pool list (`pending_`). A pool's device names are only
+  // resolved when the pool is first used.
   std::vector<uint8_t> pool_ready_;
+  std::shared_ptr<const std::vector<ResourceClaim>> claims_src_;
+  int targeted_scans_ = 0;
+  static constexpr int kTargetedScans = 2;
   struct Pending {
     int pool = 0;
-    int caps = -1;  // index in pending_caps_ (consumed capacity), -1 = none
+    int caps = -1;          // index in pending_caps_ (consumed capacity), -1 = none
+    uint32_t name_off = 0;  // device name in pending_names_
+    uint32_t name_len = 0;
     bool shared = false;
-    std::string device;
   };
   std::vector<Pending> pending_;
+  std::string pending_names_;
   std::vector<std::vector<std::pair<std::string, Amount>>> pending_caps_;
   std::vector<int> pending_offset_;  // per pool, into pending_order_ (built on first use)
   std::vector<int> pending_order_;
+  std::string_view PendingName(const Pending& p) const {
+    return std::string_view(pending_names_).substr(p.name_off, p.name_len);
+  }
   // Makes `pool`'s allocated state current (applies its pending results).
   void EnsurePool(int pool) {
     if (!pool_ready_[size_t(pool)]) ResolvePool(pool);
   }
   void ResolvePool(int pool);
-  void ResolveAllPools();
-  // Records the results of `allocated` as pending (no device lookups yet).
-  void RecordPending(const std::vector<ResourceClaim>& allocated);
+  // Records the results of `allocated` as pending (no device lookups yet); with `skip_ready`,
+  // results of pools already resolved are left out.
+  void RecordPending(const std::vector<ResourceClaim>& allocated, bool skip_ready);
+  // Calls f(pool, result) for every non-admin result of `claims` on a pool of the snapshot.
+  template <typename F>
+  void ForEachResult(const std::vector<ResourceClaim>& claims, F&& f) const;
+  // The consumed capacity of a shared result as amounts.
+  static std::vector<std::pair<std::string, Amount>> Caps(const DeviceRequestAllocationResult& r);
   // Carries the in-use identities of `state` (another snapshot) over to this allocator.
   void Rebase(const AllocatedState::Data& state);
   // Records one allocated device (canonical gid `id`) in `ident`/`aggregate`.
@@ -261,7 +344,7 @@ class Allocator::Impl {
   // CEL views of devices, built on first use (per gid, in chunks of 64 allocated lazily).
   std::vector<std::unique_ptr<std::shared_ptr<const PreparedDevice>[]>> prepared_;
 
-  std::mt19937_64 rng_{std::random_device{}()};
+  std::optional<std::mt19937_64> rng_;  // seeded on first random share ID
   int64_t share_counter_ = 0;
 
   // Helpers used by the search and the explainer.

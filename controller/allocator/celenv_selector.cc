@@ -1,4 +1,8 @@
 // Adapter from the allocator's selector seam to draco's CEL (controller/celenv).
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
 #include "controller/allocator/selector.h"
 #include "controller/celenv/dra_env.h"
 
@@ -25,16 +29,27 @@ class CelSelector : public CompiledSelector {
   std::shared_ptr<const celenv::Selector> sel_;
 };
 
+// Compiles and caches successful compilations (like the scheduler's CEL cache, which also keeps
+// compiled expressions across allocators); errors are recompiled each time. Thread-safe.
 class CelCompiler : public SelectorCompiler {
  public:
   StatusOr<std::shared_ptr<const CompiledSelector>> Compile(std::string_view expr) override {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto it = cache_.find(std::string(expr));
+      if (it != cache_.end()) return it->second;
+    }
     // The scheduler does not re-validate stored expressions (no length limit, no cost estimate).
     celenv::SelectorOptions opts;
     opts.enforce_length_limit = false;
     auto sel = celenv::CompileSelector(expr, opts);
     if (!sel.ok()) return sel.status();
-    return std::shared_ptr<const CompiledSelector>(
+    auto compiled = std::shared_ptr<const CompiledSelector>(
         std::make_shared<CelSelector>(std::move(sel).value()));
+    std::lock_guard<std::mutex> lock(mu_);
+    if (cache_.size() >= kMaxCached) cache_.clear();  // bounded; rarely hit
+    cache_.emplace(std::string(expr), compiled);
+    return compiled;
   }
 
   std::shared_ptr<const PreparedDevice> Prepare(const DeviceView& d) override {
@@ -74,6 +89,11 @@ class CelCompiler : public SelectorCompiler {
     b.AllowMultipleAllocations(d.allow_multiple_allocations);
     return std::make_shared<CelPrepared>(b.Build());
   }
+
+ private:
+  static constexpr size_t kMaxCached = 4096;
+  std::mutex mu_;
+  std::unordered_map<std::string, std::shared_ptr<const CompiledSelector>> cache_;
 };
 
 }  // namespace

@@ -15,7 +15,7 @@ void Search::Explain() {
   if (pools_ != nullptr) {
     for (const PoolView& p : pools_->pools) {
       const auto& key = impl_.pool_keys_[p.pool_key];
-      std::string line = key.driver + "/" + key.pool + ": ";
+      std::string line = std::string(key.driver) + "/" + std::string(key.pool) + ": ";
       if (p.incomplete) {
         line += "incomplete (not all ResourceSlices of the current generation are published)";
       } else if (p.invalid) {

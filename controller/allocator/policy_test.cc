@@ -316,7 +316,9 @@ TEST(SnapshotTest, WithSliceSharesUnchangedSlicesAndSeesTheChange) {
   EXPECT_EQ(
       (*Allocator::Create(cfg, snap, std::vector<ResourceClaim>{}))->Allocate(kNodes[1], {&c}).kind,
       Outcome::Kind::kUnsatisfiable);
-  EXPECT_EQ((*Allocator::Create(cfg, grown, {}))->Allocate(kNodes[1], {&c}).kind,
+  EXPECT_EQ((*Allocator::Create(cfg, grown, std::vector<ResourceClaim>{}))
+                ->Allocate(kNodes[1], {&c})
+                .kind,
             Outcome::Kind::kAllocated);
   auto removed = grown->WithoutSlice("slice-n1");
   EXPECT_EQ(removed->num_devices(), 1);

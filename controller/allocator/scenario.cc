@@ -1,6 +1,8 @@
 #include "controller/allocator/scenario.h"
 
 #include <cstdio>
+#include <functional>
+#include <memory>
 
 #include <rapidjson/document.h>
 
@@ -91,7 +93,18 @@ std::string RunScenario(const Scenario& s, const RunOptions& opts) {
   cfg.prune = opts.prune;
   cfg.timeout = opts.timeout;
   cfg.deterministic_share_ids = true;
-  auto alloc = Allocator::Create(cfg, s.classes, s.slices, s.taint_rules, s.allocated_claims);
+  // Both ways of handing over slices and allocated claims are exercised (the copying one and the
+  // shared one, which reads claims lazily per pool): they must give identical results.
+  StatusOr<std::unique_ptr<Allocator>> alloc = UnknownError("");
+  if (std::hash<std::string>{}(s.id) % 2 == 0) {
+    alloc = Allocator::Create(cfg, s.classes, s.slices, s.taint_rules, s.allocated_claims);
+  } else {
+    std::vector<std::shared_ptr<const ResourceSlice>> slices;
+    for (const auto& sl : s.slices) slices.push_back(std::make_shared<const ResourceSlice>(sl));
+    alloc =
+        Allocator::Create(cfg, s.classes, std::move(slices), s.taint_rules,
+                          std::make_shared<const std::vector<ResourceClaim>>(s.allocated_claims));
+  }
   if (!alloc.ok()) return ErrorLine(s.id, "error", alloc.status().message());
   std::vector<const ResourceClaim*> claims;
   for (const auto& c : s.claims) claims.push_back(&c);

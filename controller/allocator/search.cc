@@ -541,11 +541,13 @@ Status Search::ValidateRequest(ReqData& rd, const ResourceClaim& claim) {
     const auto& key = impl_.pool_keys_[p.pool_key];
     if (p.incomplete) {
       return InvalidArgumentError(prefix + ": asks for all devices, but resource pool " +
-                                  key.driver + "/" + key.pool + " is currently being updated");
+                                  std::string(key.driver) + "/" + std::string(key.pool) +
+                                  " is currently being updated");
     }
     if (p.invalid) {
       return InvalidArgumentError(prefix + ": asks for all devices, but resource pool " +
-                                  key.driver + "/" + key.pool + " is currently invalid");
+                                  std::string(key.driver) + "/" + std::string(key.pool) +
+                                  " is currently invalid");
     }
   }
   for (int ci = 0; ci < int(pools_->cands.size()); ++ci) {
