@@ -152,7 +152,10 @@ find_draco() {
   if [[ -z $DRACO ]]; then
     local bdir=${DRACO_BUILD_DIR:-}
     [[ -n $bdir && -f $bdir/build.ninja ]] || return 1
-    ninja -C "$bdir" -t targets all 2>/dev/null | grep -q '^draco:' || return 1
+    # (not `| grep -q`: under pipefail, ninja's SIGPIPE would fail the pipeline)
+    local targets
+    targets=$(ninja -C "$bdir" -t targets all 2>/dev/null) || return 1
+    grep -q '^draco:' <<<"$targets" || return 1
     cmake --build "$bdir" --target draco -j2 >/dev/null 2>&1 || return 1
     DRACO=$(find "$bdir" -path '*/CMakeFiles' -prune -o -type f -name draco -perm -u+x -print | head -n 1)
   fi

@@ -188,7 +188,7 @@ YAML
   claim=$(k get pod -n "$WORK" rbac-ml -o jsonpath='{.status.resourceClaimStatuses[0].resourceClaimName}')
   [[ $(k get resourceclaim -n "$WORK" "$claim" -o jsonpath='{.status.allocation.devices.results[0].device}') == dev-0 ]] \
     || fail "the generated claim is not allocated dev-0"
-  k delete pod -n "$WORK" rbac-ml --wait=false >/dev/null
+  k delete pod -n "$WORK" rbac-ml --grace-period=0 --force --wait=false >/dev/null 2>&1  # no kubelet
   eventually 60 "draco (as the ServiceAccount) deletes the generated claim of the deleted pod" \
     bash -c "! kubectl get resourceclaim -n $WORK $claim >/dev/null 2>&1"
   k delete deviceclass "$drv" >/dev/null; k delete resourceslice "$node-$drv" >/dev/null
