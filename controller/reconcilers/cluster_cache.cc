@@ -363,6 +363,17 @@ void ClusterCache::DeleteTaintRule(const std::string& name) {
   ++gen_.inputs;
 }
 
+void ClusterCache::UpsertPolicy(const std::string& name, alloc::AllocationPolicy model) {
+  std::unique_lock l(mu_);
+  policies_[name] = std::move(model);
+  ++gen_.inputs;
+}
+
+void ClusterCache::DeletePolicy(const std::string& name) {
+  std::unique_lock l(mu_);
+  if (policies_.erase(name) > 0) ++gen_.inputs;
+}
+
 void ClusterCache::UpsertNode(NodePtr node) {
   std::unique_lock l(mu_);
   std::string name = node->metadata.name;
@@ -408,6 +419,14 @@ std::vector<alloc::DeviceTaintRule> ClusterCache::TaintRuleModels() const {
   std::shared_lock l(mu_);
   std::vector<alloc::DeviceTaintRule> out;
   for (const auto& [n, r] : taint_rules_) out.push_back(r);
+  return out;
+}
+
+std::vector<alloc::AllocationPolicy> ClusterCache::PolicyModels() const {
+  std::shared_lock l(mu_);
+  std::vector<alloc::AllocationPolicy> out;
+  out.reserve(policies_.size());
+  for (const auto& [n, p] : policies_) out.push_back(p);
   return out;
 }
 

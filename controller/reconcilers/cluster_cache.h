@@ -67,7 +67,7 @@ struct DeviceId {
 
 // Generations let consumers cache derived state (the allocator snapshot).
 struct CacheGenerations {
-  uint64_t inputs = 0;         // slices, classes, taint rules changed
+  uint64_t inputs = 0;         // slices, classes, taint rules, allocation policies changed
   uint64_t deallocations = 0;  // an allocation disappeared (claim deallocated or deleted)
 };
 
@@ -87,6 +87,9 @@ class ClusterCache {
   void DeleteSlice(const std::string& name);
   void UpsertTaintRule(const std::string& name, alloc::DeviceTaintRule model);
   void DeleteTaintRule(const std::string& name);
+  // draco.dev AllocationPolicies (optional CRD); part of the allocator inputs.
+  void UpsertPolicy(const std::string& name, alloc::AllocationPolicy model);
+  void DeletePolicy(const std::string& name);
   void UpsertNode(NodePtr node);
   void DeleteNode(const std::string& name);
 
@@ -117,6 +120,8 @@ class ClusterCache {
   std::vector<alloc::DeviceClass> ClassModels() const;
   std::vector<alloc::ResourceSlice> SliceModels() const;
   std::vector<alloc::DeviceTaintRule> TaintRuleModels() const;
+  // AllocationPolicies sorted by name.
+  std::vector<alloc::AllocationPolicy> PolicyModels() const;
   CacheGenerations Generations() const;
   // Claims that gained an allocation after log position `seq`, oldest first; `*end` receives the
   // newest position. Lets the allocator commit allocations made by others incrementally.
@@ -154,6 +159,7 @@ class ClusterCache {
   std::map<std::string, alloc::DeviceClass> classes_;
   std::map<std::string, SliceEntry> slices_;
   std::map<std::string, alloc::DeviceTaintRule> taint_rules_;
+  std::map<std::string, alloc::AllocationPolicy> policies_;
   std::map<std::string, NodePtr> nodes_;
 
   std::unordered_map<std::string, std::set<std::string>> claims_by_owner_;  // pod uid -> keys

@@ -5,6 +5,7 @@
 #include "controller/allocator/json_codec.h"
 #include "controller/api/codec.h"
 #include "controller/reconcilers/api_writer.h"
+#include "k8sclient/api_error.h"
 
 namespace draco::reconcilers {
 namespace {
@@ -21,29 +22,83 @@ std::shared_ptr<const T> DecodeObj(const k8s::ObjectPtr& obj) {
 
 }  // namespace
 
-Informers::Informers(k8s::RestClient& client, ClusterCache& cache, Clock& clock)
-    : client_(client), cache_(cache), clock_(clock) {
-  auto handler = [this](void (Informers::*fn)(const k8s::ObjectPtr&, bool)) {
-    k8s::cache::ResourceEventHandler h;
-    h.on_add = [this, fn](const k8s::ObjectPtr& o, bool) { (this->*fn)(o, false); };
-    h.on_update = [this, fn](const k8s::ObjectPtr&, const k8s::ObjectPtr& o) {
-      (this->*fn)(o, false);
-    };
-    h.on_delete = [this, fn](const k8s::cache::DeletedObject& d) {
-      if (d.object) (this->*fn)(d.object, true);
-    };
-    return h;
-  };
-  Add(kResourceClaimsGvr, handler(&Informers::OnClaim));
-  Add(kResourceClaimTemplatesGvr, handler(&Informers::OnTemplate));
-  Add(kDeviceClassesGvr, handler(&Informers::OnClass));
-  Add(kResourceSlicesGvr, handler(&Informers::OnSlice));
-  Add(kDeviceTaintRulesGvr, handler(&Informers::OnTaintRule));
-  Add(k8s::kPods, handler(&Informers::OnPod));
-  Add(k8s::kNodes, handler(&Informers::OnNode));
+Informers::Informers(k8s::RestClient& client, ClusterCache& cache, Clock& clock,
+                     Clock::Duration policy_probe_interval)
+    : client_(client), cache_(cache), clock_(clock), policy_probe_interval_(policy_probe_interval) {
+  Add(kResourceClaimsGvr, Handler(&Informers::OnClaim));
+  Add(kResourceClaimTemplatesGvr, Handler(&Informers::OnTemplate));
+  Add(kDeviceClassesGvr, Handler(&Informers::OnClass));
+  Add(kResourceSlicesGvr, Handler(&Informers::OnSlice));
+  Add(kDeviceTaintRulesGvr, Handler(&Informers::OnTaintRule));
+  Add(k8s::kPods, Handler(&Informers::OnPod));
+  Add(k8s::kNodes, Handler(&Informers::OnNode));
 }
 
 Informers::~Informers() { Stop(); }
+
+k8s::cache::ResourceEventHandler Informers::Handler(void (Informers::*fn)(const k8s::ObjectPtr&,
+                                                                          bool)) {
+  k8s::cache::ResourceEventHandler h;
+  h.on_add = [this, fn](const k8s::ObjectPtr& o, bool) { (this->*fn)(o, false); };
+  h.on_update = [this, fn](const k8s::ObjectPtr&, const k8s::ObjectPtr& o) {
+    (this->*fn)(o, false);
+  };
+  h.on_delete = [this, fn](const k8s::cache::DeletedObject& d) {
+    if (d.object) (this->*fn)(d.object, true);
+  };
+  return h;
+}
+
+void Informers::SetEventSink(EventSink* sink) { events_ = sink; }
+
+Informers::PolicyState Informers::policy_state() const {
+  std::lock_guard<std::mutex> l(policy_mu_);
+  return policy_state_;
+}
+
+void Informers::ProbePolicies() {
+  std::unique_lock<std::mutex> l(policy_mu_);
+  bool logged_absent = false;
+  while (!stopping_) {
+    l.unlock();
+    k8s::ListOptions o;
+    o.limit = 1;
+    auto r = client_.List(kAllocationPoliciesGvr, "", o);
+    l.lock();
+    if (stopping_) return;
+    if (r.ok()) {
+      spdlog::info("AllocationPolicy CRD found: watching allocationpolicies.draco.dev");
+      policy_lw_ = std::make_unique<k8s::cache::ListWatch>(client_, kAllocationPoliciesGvr);
+      k8s::cache::SharedInformerOptions opts;
+      opts.name = kAllocationPoliciesGvr.resource;
+      opts.clock = &clock_;
+      policy_informer_ = std::make_unique<k8s::cache::SharedInformer>(*policy_lw_, opts);
+      policy_informer_->AddEventHandler(Handler(&Informers::OnPolicy));
+      policy_informer_->Start();
+      policy_state_ = PolicyState::kWatching;
+      policy_cv_.notify_all();
+      return;
+    }
+    if (k8s::IsNotFound(r.status())) {
+      if (!logged_absent) {
+        spdlog::info(
+            "AllocationPolicy CRD (allocationpolicies.draco.dev) not installed: no policies, "
+            "every DeviceClass allocates FirstFit without limits; checking again every {}s",
+            std::chrono::duration_cast<std::chrono::seconds>(policy_probe_interval_).count());
+        logged_absent = true;
+      }
+      policy_state_ = PolicyState::kAbsent;
+      policy_was_absent_ = true;
+    } else {
+      spdlog::warn("cannot list allocationpolicies.draco.dev (retrying in {}s): {}",
+                   std::chrono::duration_cast<std::chrono::seconds>(policy_probe_interval_).count(),
+                   r.status().ToString());
+    }
+    policy_cv_.notify_all();
+    clock_.WaitUntil(policy_cv_, l, clock_.Now() + policy_probe_interval_,
+                     [&] { return stopping_; });
+  }
+}
 
 void Informers::Add(const k8s::GroupVersionResource& gvr,
                     k8s::cache::ResourceEventHandler handler) {
@@ -59,6 +114,10 @@ void Informers::SetController(Controller* c) { controller_ = c; }
 
 void Informers::Start() {
   for (auto& i : informers_) i->Start();
+  std::lock_guard<std::mutex> l(policy_mu_);
+  if (!probe_thread_.joinable() && !stopping_) {
+    probe_thread_ = std::thread([this] { ProbePolicies(); });
+  }
 }
 
 bool Informers::WaitForSync(Clock::Duration timeout) {
@@ -67,18 +126,41 @@ bool Informers::WaitForSync(Clock::Duration timeout) {
     auto left = deadline - clock_.Now();
     if (left <= Clock::Duration::zero() || !i->WaitForCacheSync(left)) return false;
   }
-  return true;
+  // The optional policy informer: wait for the probe's answer, then for its sync.
+  k8s::cache::SharedInformer* pi = nullptr;
+  {
+    std::unique_lock<std::mutex> l(policy_mu_);
+    bool answered = clock_.WaitUntil(policy_cv_, l, deadline, [&] {
+      return stopping_ || policy_state_ != PolicyState::kProbing;
+    });
+    if (!answered || stopping_) return false;
+    if (policy_state_ == PolicyState::kAbsent) return true;
+    pi = policy_informer_.get();
+  }
+  auto left = deadline - clock_.Now();
+  return left > Clock::Duration::zero() && pi->WaitForCacheSync(left);
 }
 
 bool Informers::HasSynced() const {
   for (const auto& i : informers_) {
     if (!i->HasSynced()) return false;
   }
-  return true;
+  std::lock_guard<std::mutex> l(policy_mu_);
+  // A CRD installed while running does not make a ready replica unready while it lists.
+  return policy_state_ == PolicyState::kAbsent ||
+         (policy_state_ == PolicyState::kWatching &&
+          (policy_was_absent_ || policy_informer_->HasSynced()));
 }
 
 void Informers::Stop() {
+  {
+    std::lock_guard<std::mutex> l(policy_mu_);
+    stopping_ = true;
+  }
+  policy_cv_.notify_all();
+  if (probe_thread_.joinable()) probe_thread_.join();
   for (auto& i : informers_) i->Stop();
+  if (policy_informer_) policy_informer_->Stop();
 }
 
 void Informers::InputsChanged() {
@@ -188,6 +270,30 @@ void Informers::OnNode(const k8s::ObjectPtr& obj, bool deleted) {
         old->IsReady() == n->IsReady() && old->status.allocatable == n->status.allocatable) {
       return;
     }
+  }
+  InputsChanged();
+}
+
+void Informers::OnPolicy(const k8s::ObjectPtr& obj, bool deleted) {
+  if (deleted) {
+    spdlog::info("AllocationPolicy {} deleted", obj->name());
+    cache_.DeletePolicy(obj->name());
+  } else {
+    auto m = alloc::DecodeAllocationPolicy(obj->doc());
+    if (!m.ok()) {
+      std::string msg =
+          "AllocationPolicy " + obj->name() +
+          " ignored (its last valid version, if any, stays in effect): " + m.status().message();
+      spdlog::warn("{}", msg);
+      if (EventSink* e = events_.load()) {
+        EventTarget t{"draco.dev/v1alpha1", "AllocationPolicy", "", obj->name(), obj->uid()};
+        e->Record(t, "Warning", "InvalidPolicy", msg);
+      }
+      return;
+    }
+    spdlog::info("AllocationPolicy {} in effect (strategy {}, {} namespace limit(s))", obj->name(),
+                 alloc::StrategyName(m->strategy), m->namespace_limits.size());
+    cache_.UpsertPolicy(obj->name(), std::move(*m));
   }
   InputsChanged();
 }

@@ -1,6 +1,17 @@
 // Informers: the seven shared informers draco runs (ResourceClaims, ResourceClaimTemplates,
-// DeviceClasses, ResourceSlices, DeviceTaintRules, Pods, Nodes) and the bridge from their events
-// to the ClusterCache and the Controller's hooks.
+// DeviceClasses, ResourceSlices, DeviceTaintRules, Pods, Nodes), plus an optional eighth for
+// draco.dev/v1alpha1 AllocationPolicies, and the bridge from their events to the ClusterCache and
+// the Controller's hooks.
+//
+// AllocationPolicies are optional: the CRD may not be installed. Start() probes the resource with
+// a one-item LIST on a background thread; 404 means "no CRD": policies are off (every class is
+// FirstFit without limits), the informers count as synced, and the probe is repeated every
+// `policy_probe_interval` so a CRD installed later is picked up without a restart. Any other
+// error (403, 5xx) is logged and retried at the same interval, and the informers do not count as
+// synced until the probe has an answer (a missing RBAC rule must not silently disable quotas).
+// A policy that fails to decode is logged and gets a Warning Event; its last good version stays
+// in effect. If the CRD is deleted while watched, the informer keeps retrying and the last known
+// policies stay in effect.
 //
 // Each event is decoded once (controller/api for pods, claims, templates, nodes; the allocator's
 // model for slices, classes and taint rules), stored in the cache (which maintains the indexes
@@ -11,11 +22,16 @@
 // Start() returns at once; WaitForSync() blocks; Stop() joins every informer thread.
 #pragma once
 
+#include <atomic>
+#include <condition_variable>
 #include <memory>
+#include <mutex>
+#include <thread>
 #include <vector>
 
 #include "controller/reconcilers/cluster_cache.h"
 #include "controller/reconcilers/controller.h"
+#include "controller/reconcilers/interfaces.h"
 #include "k8sclient/cache/lister_watcher.h"
 #include "k8sclient/cache/shared_informer.h"
 
@@ -28,19 +44,28 @@ inline const k8s::GroupVersionResource kResourceSlicesGvr{"resource.k8s.io", "v1
                                                           "resourceslices"};
 inline const k8s::GroupVersionResource kDeviceTaintRulesGvr{"resource.k8s.io", "v1",
                                                             "devicetaintrules"};
+inline const k8s::GroupVersionResource kAllocationPoliciesGvr{"draco.dev", "v1alpha1",
+                                                              "allocationpolicies"};
 
 class Informers {
  public:
   // All references must outlive this object. `controller` may be null (cache only, e.g. on a
   // standby replica before it leads); SetController() attaches it later.
-  Informers(k8s::RestClient& client, ClusterCache& cache, Clock& clock);
+  Informers(k8s::RestClient& client, ClusterCache& cache, Clock& clock,
+            Clock::Duration policy_probe_interval = std::chrono::seconds(30));
   ~Informers();
 
   void SetController(Controller* controller);
+  // Optional: where Warning Events about undecodable AllocationPolicies go. Must outlive this.
+  void SetEventSink(EventSink* sink);
   void Start();
   bool WaitForSync(Clock::Duration timeout);
   bool HasSynced() const;
   void Stop();
+
+  // State of the optional AllocationPolicy informer.
+  enum class PolicyState { kProbing, kAbsent, kWatching };
+  PolicyState policy_state() const;
 
  private:
   void Add(const k8s::GroupVersionResource& gvr, k8s::cache::ResourceEventHandler handler);
@@ -51,7 +76,10 @@ class Informers {
   void OnSlice(const k8s::ObjectPtr& obj, bool deleted);
   void OnTaintRule(const k8s::ObjectPtr& obj, bool deleted);
   void OnNode(const k8s::ObjectPtr& obj, bool deleted);
+  void OnPolicy(const k8s::ObjectPtr& obj, bool deleted);
   void InputsChanged();
+  void ProbePolicies();
+  k8s::cache::ResourceEventHandler Handler(void (Informers::*fn)(const k8s::ObjectPtr&, bool));
 
   k8s::RestClient& client_;
   ClusterCache& cache_;
@@ -59,6 +87,18 @@ class Informers {
   std::atomic<Controller*> controller_{nullptr};
   std::vector<std::unique_ptr<k8s::cache::ListWatch>> lws_;
   std::vector<std::unique_ptr<k8s::cache::SharedInformer>> informers_;
+
+  // The optional policy informer (created by the probe thread once the CRD is served).
+  const Clock::Duration policy_probe_interval_;
+  std::atomic<EventSink*> events_{nullptr};
+  mutable std::mutex policy_mu_;
+  std::condition_variable policy_cv_;
+  bool stopping_ = false;
+  PolicyState policy_state_ = PolicyState::kProbing;
+  bool policy_was_absent_ = false;
+  std::unique_ptr<k8s::cache::ListWatch> policy_lw_;
+  std::unique_ptr<k8s::cache::SharedInformer> policy_informer_;
+  std::thread probe_thread_;
 };
 
 }  // namespace draco::reconcilers

@@ -71,6 +71,7 @@ Status SnapshotAllocator::EnsureSnapshot(bool include_deallocations) {
       allocated.push_back(std::move(*ac));
       uids.insert(c->metadata.uid);
     }
+    config_.policies = cache_.PolicyModels();
     auto a = alloc::Allocator::Create(config_, cache_.ClassModels(), cache_.SliceModels(),
                                       cache_.TaintRuleModels(), allocated);
     if (!a.ok()) return a.status();
@@ -89,9 +90,10 @@ Status SnapshotAllocator::EnsureSnapshot(bool include_deallocations) {
   }
   for (const auto& c : cache_.AllocationsSince(log_pos_, &end)) {
     if (!c->status.allocation || committed_.count(c->metadata.uid)) continue;
-    auto r = ToAllocResult(*c->status.allocation);
-    if (!r.ok()) continue;
-    alloc_->Commit(*r);
+    // With the whole claim so that AllocationPolicy namespace limits count it too.
+    auto ac = ToAllocClaim(*c);
+    if (!ac.ok() || !ac->allocation) continue;
+    alloc_->Commit(*ac, *ac->allocation);
     committed_.insert(c->metadata.uid);
   }
   log_pos_ = end;
@@ -153,7 +155,9 @@ AllocateResponse SnapshotAllocator::AllocateOnce(const AllocateRequest& req,
         }
         resp.results.push_back(std::move(*ar));
       }
-      for (const auto& r : out.results) alloc_->Commit(r);
+      for (size_t i = 0; i < out.results.size() && i < claims.size(); ++i) {
+        alloc_->Commit(claims[i], out.results[i]);  // in flight; counts against policy limits
+      }
       for (const auto& c : req.claims) committed_.insert(c->metadata.uid);
       resp.kind = AllocateResponse::Kind::kAllocated;
       resp.node = out.node;

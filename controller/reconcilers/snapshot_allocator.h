@@ -8,6 +8,10 @@
 // rules changed, after Invalidate(), and when an attempt fails on a snapshot that predates a
 // deallocation (freed devices are picked up lazily; a stale snapshot can only over-report use).
 //
+// AllocationPolicies (draco.dev, from the cache) are part of the snapshot inputs: a policy change
+// rebuilds the snapshot, and every committed allocation (own or observed) counts against the
+// governing policy's namespace limits. Strategies BinPack/Spread order the candidate nodes.
+//
 // Node choice: candidate nodes are tried round-robin from a rotating start (spreading pods like
 // kube-scheduler's default spreading does), first fit.
 //

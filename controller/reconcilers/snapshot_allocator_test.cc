@@ -132,5 +132,65 @@ TEST_F(SnapshotAllocatorTest, BadClassSelectorIsAFatalErrorWithTheCelMessage) {
   EXPECT_NE(r.message.find("model"), std::string::npos) << r.message;
 }
 
+alloc::AllocationPolicy Quota(int64_t max_devices) {
+  alloc::AllocationPolicy p;
+  p.name = "quota";
+  p.class_names = std::vector<std::string>{"gpu"};
+  alloc::NamespaceLimit l;
+  l.namespace_name = "ns";
+  l.max_devices = max_devices;
+  p.namespace_limits.push_back(l);
+  return p;
+}
+
+TEST_F(SnapshotAllocatorTest, PolicyLimitsCountOwnInFlightAndObservedAllocations) {
+  cache.UpsertPolicy("quota", Quota(2));
+  // An allocation made by someone else counts once observed in the cache.
+  api::ResourceClaim foreign = *Claim("foreign");
+  foreign.status.allocation = api::AllocationResult{};
+  api::DeviceRequestAllocationResult res;
+  res.request = "r";
+  res.driver = "drv";
+  res.pool = "n1";
+  res.device = "d1";
+  foreign.status.allocation->devices.results.push_back(res);
+  cache.UpsertClaim(std::make_shared<const api::ResourceClaim>(foreign));
+  // Own allocation: in flight (not yet in the cache) must count as well.
+  ClaimPtr a = Claim("a");
+  auto ra = allocator.Allocate(AllocateRequest{"", {a}, nodes});
+  ASSERT_EQ(ra.kind, AllocateResponse::Kind::kAllocated) << ra.message;
+  auto rb = allocator.Allocate(AllocateRequest{"", {Claim("b")}, nodes});
+  EXPECT_EQ(rb.kind, AllocateResponse::Kind::kUnschedulable);
+  EXPECT_NE(rb.message.find("AllocationPolicy quota"), std::string::npos) << rb.message;
+  EXPECT_NE(rb.message.find("namespace ns"), std::string::npos) << rb.message;
+}
+
+TEST_F(SnapshotAllocatorTest, PolicyChangesRebuildTheSnapshot) {
+  cache.UpsertPolicy("quota", Quota(1));
+  ASSERT_EQ(AllocateAndStore("a").kind, AllocateResponse::Kind::kAllocated);
+  EXPECT_EQ(AllocateAndStore("b").kind, AllocateResponse::Kind::kUnschedulable);
+  int64_t before = allocator.rebuilds();
+  cache.UpsertPolicy("quota", Quota(3));  // raised: b now fits
+  EXPECT_EQ(AllocateAndStore("b").kind, AllocateResponse::Kind::kAllocated);
+  EXPECT_EQ(allocator.rebuilds(), before + 1);
+  cache.DeletePolicy("quota");  // no policy: no limit at all
+  EXPECT_EQ(AllocateAndStore("c").kind, AllocateResponse::Kind::kAllocated);
+  EXPECT_EQ(AllocateAndStore("d").kind, AllocateResponse::Kind::kAllocated);
+}
+
+TEST_F(SnapshotAllocatorTest, BinPackPolicyKeepsFillingTheUsedNode) {
+  alloc::AllocationPolicy p;
+  p.name = "pack";
+  p.class_names = std::vector<std::string>{"gpu"};
+  p.strategy = alloc::Strategy::kBinPack;
+  cache.UpsertPolicy("pack", p);
+  // Without a policy the rotating start spreads pods over n0 and n1; BinPack fills one node.
+  auto r1 = AllocateAndStore("a");
+  auto r2 = AllocateAndStore("b");
+  ASSERT_EQ(r1.kind, AllocateResponse::Kind::kAllocated);
+  ASSERT_EQ(r2.kind, AllocateResponse::Kind::kAllocated);
+  EXPECT_EQ(r1.node, r2.node);
+}
+
 }  // namespace
 }  // namespace draco::reconcilers

@@ -105,6 +105,10 @@ StatusOr<Flags> ParseFlags(int argc, char** argv) {
   Flags f;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
+    if (arg == "--help" || arg == "-h" || arg == "-help") {
+      f.help = true;
+      continue;
+    }
     if (arg.rfind("-", 0) != 0) return InvalidArgumentError("unexpected argument '" + arg + "'");
     std::string name = arg.substr(arg.rfind("--", 0) == 0 ? 2 : 1);
     std::optional<std::string> value;
@@ -155,6 +159,12 @@ StatusOr<Flags> ParseFlags(int argc, char** argv) {
         return InvalidArgumentError("--workers must be in 1..1000");
       }
       f.workers = *n;
+    } else if (name == "allocation-policy-recheck-interval") {
+      auto n = ParseNumber<int>(v);
+      if (!n.ok() || *n < 1 || *n > 3600) {
+        return InvalidArgumentError("--allocation-policy-recheck-interval must be 1..3600 seconds");
+      }
+      f.allocation_policy_recheck_seconds = *n;
     } else if (name == "v") {
       auto n = ParseNumber<int>(v);
       if (!n.ok() || *n < 0) return InvalidArgumentError("-v must be a number >= 0");
@@ -172,6 +182,40 @@ StatusOr<Flags> ParseFlags(int argc, char** argv) {
     f.leader_elect_namespace = ns && *ns ? ns : "kube-system";
   }
   return f;
+}
+
+std::string FlagUsage() {
+  Flags d;
+  std::string u;
+  u += "usage: draco run [flags]\n\n";
+  u += "Runs the DRA controller: claim lifecycle, allocation before scheduling, cleanup.\n\n";
+  u += "  --kubeconfig PATH                  kubeconfig (default: in-cluster, then $KUBECONFIG,\n"
+       "                                     then ~/.kube/config)\n";
+  u += "  --context NAME                     kubeconfig context (default: current-context)\n";
+  u += "  --leader-elect BOOL                Lease leader election (default true)\n";
+  u += "  --leader-elect-namespace NS        Lease namespace (default $POD_NAMESPACE or "
+       "kube-system)\n";
+  u += "  --leader-elect-lease-name NAME     Lease name (default " + d.leader_elect_lease_name +
+       ")\n";
+  u += "  --metrics-bind-address ADDR        /metrics (default " + d.metrics_bind_address +
+       "; 0 = off)\n";
+  u += "  --health-probe-bind-address ADDR   /healthz, /readyz (default " +
+       d.health_probe_bind_address + "; 0 = off)\n";
+  u += "  --kube-api-qps N                   client QPS (default " +
+       std::to_string(int(d.kube_api_qps)) + ")\n";
+  u += "  --kube-api-burst N                 client burst (default " +
+       std::to_string(d.kube_api_burst) + ")\n";
+  u += "  --workers N                        reconcile workers (default " +
+       std::to_string(d.workers) + ")\n";
+  u += "  --allocate BOOL                    allocate claims (default true; false = lifecycle "
+       "only)\n";
+  u += "  --allocation-policy-recheck-interval SECONDS\n"
+       "                                     look for the AllocationPolicy CRD again while it is\n"
+       "                                     not installed (default " +
+       std::to_string(d.allocation_policy_recheck_seconds) + ")\n";
+  u += "  -v N                               log verbosity (0 info, 1 debug, 4 trace)\n";
+  u += "  --log-format text|json             log format (default text)\n";
+  return u;
 }
 
 Status SetupLogging(int verbosity, const std::string& format) {
@@ -195,8 +239,13 @@ Status SetupLogging(int verbosity, const std::string& format) {
 int RunMain(int argc, char** argv) {
   auto flags = ParseFlags(argc, argv);
   if (!flags.ok()) {
-    std::cerr << "draco run: " << flags.status().message() << "\n";
+    std::cerr << "draco run: " << flags.status().message() << "\n"
+              << "run 'draco run --help' for the flags\n";
     return 2;
+  }
+  if (flags->help) {
+    std::cout << FlagUsage();
+    return 0;
   }
   (void)SetupLogging(flags->verbosity, flags->log_format);
 
@@ -242,7 +291,8 @@ int RunMain(int argc, char** argv) {
   auto inventory =
       std::make_shared<metrics::InventoryCollector>([&cache] { return cache.Inventory(); });
 
-  reconcilers::Informers informers(**client, cache, clock);
+  reconcilers::Informers informers(**client, cache, clock,
+                                   std::chrono::seconds(flags->allocation_policy_recheck_seconds));
   std::atomic<bool> leading{!flags->leader_elect};
   std::vector<std::unique_ptr<server::HttpServer>> servers;
   auto start_server = [&](const std::string& addr, std::vector<server::Route> routes) {
@@ -381,6 +431,7 @@ int RunMain(int argc, char** argv) {
     co.allocate = flags->allocate;
     controller = std::make_unique<reconcilers::Controller>(cache, *writer, *allocator, *recorder,
                                                            *enqueuer, clock, &metrics, co);
+    informers.SetEventSink(recorder.get());
     informers.SetController(controller.get());
     controller->EnqueueAll();  // full resync: repairs whatever changed while nobody led
     worker = std::make_unique<reconcilers::Worker>(
@@ -415,6 +466,7 @@ int RunMain(int argc, char** argv) {
   if (worker) worker->Join();
   if (auditor.joinable()) auditor.join();
   informers.SetController(nullptr);
+  informers.SetEventSink(nullptr);
   if (elector) {
     elector->Stop();  // releases the lease so a peer takes over at once
     elector_thread.join();

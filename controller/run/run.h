@@ -38,7 +38,13 @@ struct Flags {
   bool allocate = true;
   int verbosity = 0;
   std::string log_format = "text";
+  // How often to look again for the AllocationPolicy CRD while it is not installed.
+  int allocation_policy_recheck_seconds = 30;
+  bool help = false;  // --help / -h: print FlagUsage() and exit 0
 };
+
+// One line per flag with its default, for --help.
+std::string FlagUsage();
 
 // Parses argv (after the subcommand). "--flag=value" and "--flag value" forms; booleans also as
 // bare "--flag". Unknown flags and bad values are InvalidArgument with a one-line message.

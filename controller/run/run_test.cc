@@ -48,5 +48,23 @@ TEST(ParseFlagsTest, RejectsUnknownAndBadValues) {
   EXPECT_FALSE(Parse({"--kubeconfig"}).ok());
 }
 
+TEST(ParseFlagsTest, HelpAndPolicyRecheckInterval) {
+  auto h = Parse({"--help"});
+  ASSERT_TRUE(h.ok()) << h.status();
+  EXPECT_TRUE(h->help);
+  std::string u = FlagUsage();
+  for (const char* flag :
+       {"--kubeconfig", "--leader-elect", "--metrics-bind-address", "--health-probe-bind-address",
+        "--kube-api-qps", "--kube-api-burst", "--workers", "--allocation-policy-recheck-interval",
+        "-v ", "--log-format"}) {
+    EXPECT_NE(u.find(flag), std::string::npos) << flag;
+  }
+  auto f = Parse({"--allocation-policy-recheck-interval=2"});
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_EQ(f->allocation_policy_recheck_seconds, 2);
+  EXPECT_EQ(Parse({})->allocation_policy_recheck_seconds, 30);
+  EXPECT_FALSE(Parse({"--allocation-policy-recheck-interval=0"}).ok());
+}
+
 }  // namespace
 }  // namespace draco::run

@@ -46,43 +46,29 @@ required_actions() {
   cat <<'ACTIONS'
 list resource.k8s.io resourceclaims - - -
 watch resource.k8s.io resourceclaims - - -
-get resource.k8s.io resourceclaims - team-a -
 create resource.k8s.io resourceclaims - team-a -
 update resource.k8s.io resourceclaims - team-a -
-patch resource.k8s.io resourceclaims - team-a -
 delete resource.k8s.io resourceclaims - team-a -
 update resource.k8s.io resourceclaims status team-a -
-patch resource.k8s.io resourceclaims status team-a -
 update resource.k8s.io resourceclaims binding - -
-patch resource.k8s.io resourceclaims binding - -
 list resource.k8s.io resourceclaimtemplates - - -
 watch resource.k8s.io resourceclaimtemplates - - -
-get resource.k8s.io resourceclaimtemplates - team-a -
 list resource.k8s.io deviceclasses - - -
 watch resource.k8s.io deviceclasses - - -
-get resource.k8s.io deviceclasses - - -
 list resource.k8s.io resourceslices - - -
 watch resource.k8s.io resourceslices - - -
-get resource.k8s.io resourceslices - - -
 list resource.k8s.io devicetaintrules - - -
 watch resource.k8s.io devicetaintrules - - -
-get resource.k8s.io devicetaintrules - - -
 list - pods - - -
 watch - pods - - -
 get - pods - team-a -
-update - pods - team-a -
 patch - pods - team-a -
 patch - pods status team-a -
 list - nodes - - -
 watch - nodes - - -
-get - nodes - - -
 create - events - team-a -
-patch - events - team-a -
-create events.k8s.io events - team-a -
-patch events.k8s.io events - team-a -
 list draco.dev allocationpolicies - - -
 watch draco.dev allocationpolicies - - -
-get draco.dev allocationpolicies - - -
 create coordination.k8s.io leases - * -
 get coordination.k8s.io leases - * draco
 update coordination.k8s.io leases - * draco
@@ -92,8 +78,19 @@ ACTIONS
 # Calls draco never makes; the chart's RBAC must deny every one.
 forbidden_actions() {
   cat <<'ACTIONS'
+get resource.k8s.io resourceclaims - team-a -
+patch resource.k8s.io resourceclaims - team-a -
+patch resource.k8s.io resourceclaims status team-a -
+patch resource.k8s.io resourceclaims binding - -
+get resource.k8s.io deviceclasses - - -
+get resource.k8s.io resourceslices - - -
 create - pods - team-a -
+update - pods - team-a -
 delete - pods - team-a -
+get - nodes - - -
+patch - events - team-a -
+create events.k8s.io events - team-a -
+get draco.dev allocationpolicies - - -
 update - pods status team-a -
 update - pods ephemeralcontainers team-a -
 create - pods eviction team-a -
@@ -155,7 +152,10 @@ find_draco() {
   if [[ -z $DRACO ]]; then
     local bdir=${DRACO_BUILD_DIR:-}
     [[ -n $bdir && -f $bdir/build.ninja ]] || return 1
-    ninja -C "$bdir" -t targets all 2>/dev/null | grep -q '^draco:' || return 1
+    # (not `| grep -q`: under pipefail, ninja's SIGPIPE would fail the pipeline)
+    local targets
+    targets=$(ninja -C "$bdir" -t targets all 2>/dev/null) || return 1
+    grep -q '^draco:' <<<"$targets" || return 1
     cmake --build "$bdir" --target draco -j2 >/dev/null 2>&1 || return 1
     DRACO=$(find "$bdir" -path '*/CMakeFiles' -prune -o -type f -name draco -perm -u+x -print | head -n 1)
   fi

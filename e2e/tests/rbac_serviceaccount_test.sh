@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The chart's RBAC suffices for draco, proven as the chart's ServiceAccount on the real API server:
 # `kubectl auth can-i` allows every call draco makes and denies a list of calls it never makes;
-# the calls themselves succeed with a bound token of the ServiceAccount (claims, claim status,
-# pods and pods/status, events in both APIs, the leader-election Lease, reads of every informer
-# resource); and, once the draco binary with `run` exists, draco run out-of-cluster with that
-# token takes the Lease and becomes ready with no 403 from the API server.
+# the calls themselves, sent exactly as draco sends them (POST/PUT/PUT status/DELETE of claims,
+# live GET, JSON patch and server-side apply of pods, core Events, the Lease, list and watch of
+# every informer resource), succeed with a bound token of the ServiceAccount; and draco run
+# out-of-cluster with that token takes the Lease, becomes ready, allocates a real pod's claim and
+# releases the pod with no 403 from the API server.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/chart_lib.sh"
 find_helm || fail "no helm binary in DRACO_BIN"
@@ -56,14 +57,6 @@ pass "kubectl auth can-i denies all $n calls draco never makes"
 sa_kubeconfig "$NS" "$REL" "$tmp/sa.kubeconfig"
 sa() { kubectl --kubeconfig "$tmp/sa.kubeconfig" "$@"; }
 token=$(sed -n 's/.*token: "\(.*\)".*/\1/p' "$tmp/sa.kubeconfig")
-# sa_patch PATH TYPE BODY: one PATCH request as the ServiceAccount, as draco sends it (kubectl
-# patch would first GET the status subresource, which draco never does).
-sa_patch() {
-  local code
-  code=$(curl -sS -o "$tmp/resp" -w '%{http_code}' --cacert "$DRACO_CA" -X PATCH \
-    -H "Authorization: Bearer $token" -H "Content-Type: $2" --data "$3" "$DRACO_APISERVER$1")
-  [[ $code == 200 ]] || { echo "PATCH $1 -> $code: $(head -c 400 "$tmp/resp")" >&2; return 1; }
-}
 for r in resourceclaims.resource.k8s.io resourceclaimtemplates.resource.k8s.io pods nodes; do
   sa get "$r" -A >/dev/null 2>&1 || fail "list $r as the ServiceAccount"
 done
@@ -74,27 +67,30 @@ sa get allocationpolicies.draco.dev >/dev/null 2>&1 || fail "list allocationpoli
 sa get --raw "/api/v1/pods?watch=1&timeoutSeconds=1" >/dev/null || fail "watch pods"
 pass "the ServiceAccount lists and watches every informer resource"
 
-sa apply --server-side --field-manager=draco -f - >/dev/null <<YAML || fail "create a claim"
-apiVersion: resource.k8s.io/v1
-kind: ResourceClaim
-metadata: {name: rbac-claim, namespace: $WORK}
-spec:
-  devices:
-    requests: [{name: dev, exactly: {deviceClassName: rbac.example.com}}]
-YAML
-sa patch resourceclaim -n "$WORK" rbac-claim --type=merge \
-  -p '{"metadata":{"finalizers":["resource.kubernetes.io/delete-protection"]}}' >/dev/null \
-  || fail "patch the claim's finalizer"
-claim_status=/apis/resource.k8s.io/v1/namespaces/$WORK/resourceclaims/rbac-claim/status
-sa_patch "$claim_status" application/merge-patch+json \
-  '{"status":{"allocation":{"devices":{"results":[{"request":"dev","driver":"rbac.example.com","pool":"p","device":"d0"}]},"allocationTimestamp":"2026-01-01T00:00:00Z"}}}' \
-  || fail "write the claim's status.allocation"
-pass "the ServiceAccount creates a claim, sets its finalizer and writes status.allocation"
-sa_patch "$claim_status" application/json-patch+json '[{"op":"remove","path":"/status/allocation"}]' \
-  || fail "deallocate"
-sa patch resourceclaim -n "$WORK" rbac-claim --type=json \
-  -p '[{"op":"remove","path":"/metadata/finalizers"}]' >/dev/null || fail "drop the finalizer"
-sa delete resourceclaim -n "$WORK" rbac-claim >/dev/null || fail "delete the claim"
+# sa_req METHOD PATH TYPE BODY: one request as the ServiceAccount, exactly as draco sends it.
+sa_req() {
+  local code
+  code=$(curl -sS -o "$tmp/resp" -w '%{http_code}' --cacert "$DRACO_CA" -X "$1" \
+    -H "Authorization: Bearer $token" -H "Content-Type: $3" --data "$4" "$DRACO_APISERVER$2")
+  [[ $code == 200 || $code == 201 ]] || { echo "$1 $2 -> $code: $(head -c 400 "$tmp/resp")" >&2; return 1; }
+}
+# edit_json EXPR: applies a python expression to the JSON object `o` read from $tmp/resp.
+edit_json() { python3 -c "import json,sys; o=json.load(open('$tmp/resp')); $1; print(json.dumps(o))"; }
+claims=/apis/resource.k8s.io/v1/namespaces/$WORK/resourceclaims
+sa_req POST "$claims" application/json '{"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim","metadata":{"name":"rbac-claim"},"spec":{"devices":{"requests":[{"name":"dev","exactly":{"deviceClassName":"rbac.example.com"}}]}}}' \
+  || fail "create a claim (POST)"
+body=$(edit_json 'o["metadata"].setdefault("finalizers",[]).append("resource.kubernetes.io/delete-protection")')
+sa_req PUT "$claims/rbac-claim" application/json "$body" || fail "set the claim's finalizer (PUT)"
+body=$(edit_json 'o["status"]={"allocation":{"devices":{"results":[{"request":"dev","driver":"rbac.example.com","pool":"p","device":"d0"}]},"allocationTimestamp":"2026-01-01T00:00:00Z"}}')
+sa_req PUT "$claims/rbac-claim/status" application/json "$body" || fail "write status.allocation (PUT status)"
+pass "the ServiceAccount creates a claim, sets its finalizer and writes status.allocation (POST, PUT, PUT status)"
+body=$(edit_json 'o["status"].pop("allocation")')
+sa_req PUT "$claims/rbac-claim/status" application/json "$body" || fail "deallocate (PUT status)"
+body=$(edit_json 'o["metadata"].pop("finalizers")')
+sa_req PUT "$claims/rbac-claim" application/json "$body" || fail "drop the finalizer (PUT)"
+uid=$(python3 -c "import json; print(json.load(open('$tmp/resp'))['metadata']['uid'])")
+sa_req DELETE "$claims/rbac-claim" application/json "{\"preconditions\":{\"uid\":\"$uid\"}}" \
+  || fail "delete the claim (DELETE with a UID precondition)"
 pass "the ServiceAccount deallocates, removes the finalizer and deletes the claim"
 
 k apply -n "$WORK" -f - >/dev/null <<YAML
@@ -106,45 +102,20 @@ spec:
   resourceClaims: [{name: dev, resourceClaimName: some-claim}]
   containers: [{name: c, image: busybox, resources: {claims: [{name: dev}]}}]
 YAML
-sa_patch "/api/v1/namespaces/$WORK/pods/rbac-pod/status?fieldManager=draco&force=true" \
+sa_req GET "/api/v1/namespaces/$WORK/pods/rbac-pod" application/json "" || fail "live GET of a pod"
+sa_req PATCH "/api/v1/namespaces/$WORK/pods/rbac-pod/status?fieldManager=draco&force=true" \
   application/apply-patch+yaml \
   '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"rbac-pod","namespace":"'"$WORK"'"},"status":{"resourceClaimStatuses":[{"name":"dev","resourceClaimName":"some-claim"}]}}' \
   || fail "server-side apply of pods/status resourceClaimStatuses"
-sa patch pod -n "$WORK" rbac-pod --type=json -p '[{"op":"remove","path":"/spec/schedulingGates/0"}]' \
-  >/dev/null || fail "remove the scheduling gate"
-pass "the ServiceAccount writes pod.status.resourceClaimStatuses and removes the scheduling gate"
+sa_req PATCH "/api/v1/namespaces/$WORK/pods/rbac-pod" application/json-patch+json \
+  '[{"op":"test","path":"/spec/schedulingGates/0/name","value":"draco.dev/allocation"},{"op":"remove","path":"/spec/schedulingGates/0"}]' \
+  || fail "remove the scheduling gate (JSON patch)"
+pass "the ServiceAccount reads a pod live, applies pod.status.resourceClaimStatuses and removes the scheduling gate"
 
-now=$(date -u +%Y-%m-%dT%H:%M:%S.000000Z)
-sa create -f - >/dev/null <<YAML || fail "create a core Event"
-apiVersion: v1
-kind: Event
-metadata: {name: rbac-pod.core, namespace: $WORK}
-involvedObject: {kind: Pod, name: rbac-pod, namespace: $WORK, apiVersion: v1}
-reason: AllocationFailed
-message: test
-type: Warning
-source: {component: draco}
-count: 1
-YAML
-sa_patch "/api/v1/namespaces/$WORK/events/rbac-pod.core" application/strategic-merge-patch+json \
-  '{"count":2}' || fail "patch a core Event"
-sa create -f - >/dev/null <<YAML || fail "create an events.k8s.io Event"
-apiVersion: events.k8s.io/v1
-kind: Event
-metadata: {name: rbac-pod.events, namespace: $WORK}
-regarding: {kind: Pod, name: rbac-pod, namespace: $WORK, apiVersion: v1}
-reason: AllocationFailed
-action: Allocate
-note: test
-type: Warning
-eventTime: "$now"
-reportingController: draco.dev/draco
-reportingInstance: draco-0
-YAML
-sa_patch "/apis/events.k8s.io/v1/namespaces/$WORK/events/rbac-pod.events" \
-  application/merge-patch+json '{"series":{"count":2,"lastObservedTime":"'"$now"'"}}' \
-  || fail "patch an events.k8s.io Event"
-pass "the ServiceAccount creates and patches Events in both APIs"
+now=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+sa_req POST "/api/v1/namespaces/$WORK/events" application/json '{"apiVersion":"v1","kind":"Event","metadata":{"name":"rbac-pod.core"},"involvedObject":{"kind":"Pod","name":"rbac-pod","namespace":"'"$WORK"'","apiVersion":"v1"},"reason":"AllocationFailed","message":"test","type":"Warning","source":{"component":"draco"},"count":1,"firstTimestamp":"'"$now"'","lastTimestamp":"'"$now"'"}' \
+  || fail "create a core Event"
+pass "the ServiceAccount creates core Events"
 
 sa create -f - >/dev/null <<YAML || fail "create the Lease"
 apiVersion: coordination.k8s.io/v1
@@ -176,7 +147,58 @@ if find_draco; then
   if curl -fsS "http://127.0.0.1:$mp/metrics" | grep -E '^rest_client_requests_total\{[^}]*code="403"' | grep -qv ' 0$'; then
     fail "draco's metrics count 403 responses"
   fi
-  pass "draco run out-of-cluster with the chart's ServiceAccount token: leader, ready, no 403"
+  pass "draco run out-of-cluster with the chart's ServiceAccount token: leader and ready"
+  # A real allocation as the ServiceAccount: template -> claim -> allocation -> gate removed -> bound.
+  node=$(k get nodes -o jsonpath='{.items[0].metadata.name}')
+  drv=rbac-sa.draco.dev
+  k apply -f - >/dev/null <<YAML
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: $drv}
+spec:
+  selectors: [{cel: {expression: 'device.driver == "$drv"'}}]
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: $node-$drv}
+spec:
+  driver: $drv
+  nodeName: $node
+  pool: {name: $node, generation: 1, resourceSliceCount: 1}
+  devices: [{name: dev-0}]
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: one, namespace: $WORK}
+spec:
+  spec:
+    devices:
+      requests: [{name: dev, exactly: {deviceClassName: $drv}}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: rbac-ml, namespace: $WORK}
+spec:
+  schedulingGates: [{name: draco.dev/allocation}]
+  resourceClaims: [{name: dev, resourceClaimTemplateName: one}]
+  containers: [{name: c, image: registry.invalid/ml:1, resources: {claims: [{name: dev}]}}]
+YAML
+  eventually 60 "draco (as the ServiceAccount) allocates the pod's claim and kube-scheduler binds the pod" \
+    bash -c "[[ \$(kubectl get pod -n $WORK rbac-ml -o jsonpath='{.spec.nodeName}') == $node ]]"
+  claim=$(k get pod -n "$WORK" rbac-ml -o jsonpath='{.status.resourceClaimStatuses[0].resourceClaimName}')
+  [[ $(k get resourceclaim -n "$WORK" "$claim" -o jsonpath='{.status.allocation.devices.results[0].device}') == dev-0 ]] \
+    || fail "the generated claim is not allocated dev-0"
+  k delete pod -n "$WORK" rbac-ml --grace-period=0 --force --wait=false >/dev/null 2>&1  # no kubelet
+  eventually 60 "draco (as the ServiceAccount) deletes the generated claim of the deleted pod" \
+    bash -c "! kubectl get resourceclaim -n $WORK $claim >/dev/null 2>&1"
+  k delete deviceclass "$drv" >/dev/null; k delete resourceslice "$node-$drv" >/dev/null
+  if grep -qiE 'forbidden|\b403\b' "$tmp/draco.log"; then
+    fail "draco logged a 403 with the chart's RBAC: $(grep -iE 'forbidden|\b403\b' "$tmp/draco.log" | head -3)"
+  fi
+  if curl -fsS "http://127.0.0.1:$mp/metrics" | grep -E '^rest_client_requests_total\{[^}]*code="403"' | grep -qv ' 0$'; then
+    fail "draco's metrics count 403 responses"
+  fi
+  pass "draco run with the chart's ServiceAccount token: allocation, gate removal, cleanup, no 403"
 else
-  echo "NOTE: no draco binary with 'run' yet; RBAC proven with kubectl auth can-i and the calls above"
+  fail "no draco binary with 'run' (build target draco or set DRACO_TEST_BINARY)"
 fi
