@@ -233,6 +233,33 @@ TEST(SnapshotLazyTest, RebaseMovesInUseDevicesOfTheChangedSliceByName) {
   EXPECT_EQ(Pick(**c, "n0", 1), "gpu-0");
 }
 
+// A long chain of updates (past the point where a derived snapshot re-creates its pool indexes)
+// keeps carrying the allocated state, step by step and in one jump.
+TEST(SnapshotLazyTest, LongUpdateChainsKeepTheState) {
+  auto first = Snapshot::Build(Features{}, {Class()}, {Slice("n0", 4), Slice("n1", 4)}, {});
+  auto a = Allocator::Create(
+      Cfg(), first,
+      std::vector<ResourceClaim>{Existing("n0", {"gpu-0", "gpu-3"}), Existing("n1", {"gpu-1"})});
+  auto state = (*a)->State();
+  auto snap = first;
+  auto stepwise = state;
+  for (int i = 0; i < 40; ++i) {
+    snap = snap->WithSlice(Slice("n1", 4 + i % 3));
+    auto b = Allocator::CreateFromState(Cfg(), snap, stepwise);
+    ASSERT_TRUE(b.ok()) << b.status();
+    stepwise = (*b)->State();
+  }
+  EXPECT_LE(snap->data().index_blocks.size(), 17u);
+  for (const auto& st : {stepwise, state}) {
+    auto b = Allocator::CreateFromState(Cfg(), snap, st);
+    ASSERT_TRUE(b.ok()) << b.status();
+    EXPECT_EQ(Pick(**b, "n0", 2), "gpu-1,gpu-2");
+    EXPECT_EQ(Pick(**b, "n0", 3), "unsatisfiable");
+    EXPECT_EQ(Pick(**b, "n1", 3), "gpu-0,gpu-2,gpu-3");  // last slice: 4 + 39 % 3 = 4 devices
+    EXPECT_EQ(Pick(**b, "n1", 4), "unsatisfiable");
+  }
+}
+
 TEST(SnapshotLazyTest, TaintRulesCopyOnlyTheSlicesTheyApplyTo) {
   Features f;
   f.device_taint_rules = true;
