@@ -362,8 +362,11 @@ std::shared_ptr<const Snapshot> Snapshot::WithSlice(ResourceSlice slice) const {
 
 std::shared_ptr<const Snapshot> Snapshot::WithSlice(
     std::shared_ptr<const ResourceSlice> slice) const {
-  if (!slice) return WithoutSlice("");
   auto d = Derive(*data_);
+  if (!slice) {
+    d->Layout(data_.get(), {});
+    return std::make_shared<const Snapshot>(std::move(d));
+  }
   if (d->features.device_taint_rules && !d->taint_rules->empty()) {
     slice = Merged(d->features, *d->taint_rules, std::move(slice));
   }

@@ -117,6 +117,7 @@ class Snapshot {
                                                std::vector<DeviceTaintRule> taint_rules);
   // A new snapshot where the slice named `slice.name` is replaced (or appended when absent).
   std::shared_ptr<const Snapshot> WithSlice(ResourceSlice slice) const;
+  // Same with a shared slice object (not copied unless a taint rule applies; null = no change).
   std::shared_ptr<const Snapshot> WithSlice(std::shared_ptr<const ResourceSlice> slice) const;
   // A new snapshot without the slice named `name` (same content when absent).
   std::shared_ptr<const Snapshot> WithoutSlice(std::string_view name) const;
