@@ -104,6 +104,12 @@ std::shared_ptr<const ResourceSlice> Merged(const Features& f,
   return copy;
 }
 
+// Namespace-limit usage is counted while reading allocated claims (needs class and device).
+bool HasNamespaceLimits(const std::vector<AllocationPolicy>& policies) {
+  return std::any_of(policies.begin(), policies.end(),
+                     [](const AllocationPolicy& p) { return !p.namespace_limits.empty(); });
+}
+
 std::atomic<uint64_t> next_lineage{1};
 std::atomic<uint64_t> next_version{1};
 
@@ -466,7 +472,7 @@ StatusOr<std::unique_ptr<Allocator>> Allocator::Create(
   m.class_sel_.resize(m.classes_.size());  // per-gid vectors sized on first use
   m.class_sel_err_.resize(m.classes_.size());
   m.InitPolicies();
-  if (!m.class_policy_.empty()) {
+  if (HasNamespaceLimits(m.config_.policies)) {
     // Namespace limits need each result's class and device now.
     for (const auto& c : allocated) {
       if (c.allocation) m.AddAllocation(*c.allocation, &c);
@@ -481,10 +487,9 @@ StatusOr<std::unique_ptr<Allocator>> Allocator::Create(
     Config config, std::shared_ptr<const Snapshot> snapshot,
     std::shared_ptr<const std::vector<ResourceClaim>> allocated) {
   static const std::vector<ResourceClaim> kNone;
-  bool policies = !config.policies.empty();
-  auto a =
-      Create(std::move(config), std::move(snapshot), policies && allocated ? *allocated : kNone);
-  if (!a.ok() || policies || !allocated || allocated->empty()) return a;
+  bool limits = HasNamespaceLimits(config.policies);
+  auto a = Create(std::move(config), std::move(snapshot), limits && allocated ? *allocated : kNone);
+  if (!a.ok() || limits || !allocated || allocated->empty()) return a;
   (*a)->impl_->claims_src_ = std::move(allocated);
   return a;
 }

@@ -196,6 +196,32 @@ TEST(SnapshotLazyTest, LazyClaimResolutionMatchesEagerOnEveryPool) {
   EXPECT_EQ((*lazy)->State()->data().ident, (*eager)->State()->data().ident);
 }
 
+// BinPack orders nodes by allocated devices: lazily read claims count for every node's pools.
+TEST(SnapshotLazyTest, LazyClaimsFeedPolicyNodeOrdering) {
+  AllocationPolicy p;
+  p.name = "pack";
+  p.class_names = std::vector<std::string>{"gpu"};
+  p.strategy = Strategy::kBinPack;
+  Allocator::Config cfg = Cfg();
+  cfg.policies = {p};
+  std::vector<Node> nodes = {N("n0"), N("n1"), N("n2"), N("n3")};
+  auto snap = Snapshot::Build(Features{}, {Class()},
+                              {Slice("n0", 4), Slice("n1", 4), Slice("n2", 4), Slice("n3", 4)}, {});
+  std::vector<ResourceClaim> claims = {Existing("n1", {"gpu-0"}),
+                                       Existing("n2", {"gpu-1", "gpu-2"})};
+  auto lazy =
+      Allocator::Create(cfg, snap, std::make_shared<const std::vector<ResourceClaim>>(claims));
+  auto eager = Allocator::Create(cfg, snap, claims);
+  ASSERT_TRUE(lazy.ok() && eager.ok());
+  ResourceClaim c = Claim("c", 1);
+  for (auto* a : {lazy->get(), eager->get()}) {
+    Outcome o = a->AllocateOnAnyNode(nodes, {&c});
+    ASSERT_EQ(o.kind, Outcome::Kind::kAllocated);
+    EXPECT_EQ(o.node, "n2");
+    EXPECT_EQ(o.results[0].results[0].device, "gpu-0");
+  }
+}
+
 TEST(SnapshotLazyTest, RebaseMovesInUseDevicesOfTheChangedSliceByName) {
   auto snap = Snapshot::Build(Features{}, {Class()}, {Slice("n0", 2), Slice("n1", 3)}, {});
   auto a = Allocator::Create(
