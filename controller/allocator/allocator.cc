@@ -312,10 +312,9 @@ std::shared_ptr<const Snapshot> Snapshot::Build(
   for (size_t i = 0; i < n; ++i) {
     if (i + 8 < n) {
       const char* ahead = reinterpret_cast<const char*>(d->slices.ptrs_[i + 8].get());
-      __builtin_prefetch(ahead);
+      __builtin_prefetch(ahead);  // driver, pool, node name, devices: the first 128 bytes
       __builtin_prefetch(ahead + 64);
-      __builtin_prefetch(ahead + 128);
-      __builtin_prefetch(ahead + 192);
+      __builtin_prefetch(ahead + 127);
     }
     auto& ptr = d->slices.ptrs_[i];
     if (merge) ptr = Merged(features, *d->taint_rules, std::move(ptr));
