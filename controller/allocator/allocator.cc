@@ -508,7 +508,7 @@ void Allocator::Impl::ForEachResult(const std::vector<ResourceClaim>& claims, F&
   const PoolTable& t = *d_.pool_table;
   int last = -1;
   for (size_t i = 0; i < claims.size(); ++i) {
-    if (i + 8 < claims.size()) PrefetchResults(claims[i + 8]);
+    if (i + 16 < claims.size()) PrefetchResults(claims[i + 16]);
     const auto& c = claims[i];
     if (!c.allocation) continue;
     for (const auto& r : c.allocation->results) {
@@ -563,8 +563,8 @@ void Allocator::Impl::ResolvePool(int pool) {
     const auto& claims = *claims_src_;
     bool any = false;
     for (size_t i = 0; i < claims.size(); ++i) {
-      if (i + 16 < claims.size()) __builtin_prefetch(&claims[i + 16].allocation);
-      if (i + 8 < claims.size()) PrefetchResults(claims[i + 8]);
+      if (i + 32 < claims.size()) __builtin_prefetch(&claims[i + 32].allocation);
+      if (i + 16 < claims.size()) PrefetchResults(claims[i + 16]);
       if (!claims[i].allocation) continue;
       for (const auto& r : claims[i].allocation->results) {
         if (r.pool != key.pool || r.driver != key.driver || r.admin_access.value_or(false)) {
