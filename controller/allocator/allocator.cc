@@ -864,6 +864,8 @@ double Allocator::IndexBytesPerDevice() const {
                   d.pool_slice_list.capacity() + d.ordered_gid_base.capacity()) *
                      sizeof(int);
   for (const auto& p : d.pools) {
+    // Only indexes already built (another allocator may be building one right now).
+    if (!p.index->touched.load(std::memory_order_acquire)) continue;
     bytes += p.index->canon.capacity() * sizeof(int);
     if (p.index->by_name) bytes += p.index->by_name->size() * (sizeof(std::string_view) + 32);
   }

@@ -240,8 +240,8 @@ class Allocator {
   // Allocates and, on failure, explains every request: a funnel per node.
   Explanation Explain(const Node& node, const std::vector<const ResourceClaim*>& claims);
 
-  // Bytes of the allocator's own per-device index (excluding the owned input objects), divided by
-  // the number of devices in the snapshot.
+  // Bytes of the allocator's own per-device index and state plus the snapshot's indexes built so
+  // far (excluding the input objects), divided by the number of devices in the snapshot.
   double IndexBytesPerDevice() const;
   int64_t num_devices() const;
 
