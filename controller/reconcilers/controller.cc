@@ -369,8 +369,15 @@ StatusOr<Result> Controller::AllocateForPod(const api::Pod& pod, const PodClaims
         }
         return st;
       }
+      // The claims' watch events bring the pod back (pods-by-claim index) to release it.
+      if (options_.release_after_observed) return Result{options_.observe_retry};
     }
     if (to_allocate.empty()) cache_.NominatePod(pod_key, node, ComputePodRequests(pod));
+  }
+  if (options_.release_after_observed) {
+    for (const auto& c : pc.claims) {
+      if (!cache_.ClaimObserved(*c)) return Result{options_.observe_retry};
+    }
   }
   auto released = writer_.RemoveSchedulingGate(pod, kSchedulingGate);
   if (!released.ok()) {

@@ -47,6 +47,13 @@ struct ControllerOptions {
   bool allocate = true;
   // Requeue delay when a claim is being allocated by another worker.
   Clock::Duration busy_retry = std::chrono::milliseconds(20);
+  // Remove the scheduling gate only once the informer has delivered the allocated version of
+  // every claim of the pod. Releasing earlier races kube-scheduler's claim informer: a scheduler
+  // that has not seen the allocation yet allocates the claim itself and fails in PreBind ("got
+  // allocated elsewhere in the meantime"), which sends the pod into the scheduler's backoff.
+  // The claim's watch event re-enqueues the pod; `observe_retry` is only a safety net.
+  bool release_after_observed = true;
+  Clock::Duration observe_retry = std::chrono::seconds(5);
 };
 
 class Controller {

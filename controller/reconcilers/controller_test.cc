@@ -112,7 +112,15 @@ TEST_F(ControllerTest, GatedPodGetsClaimAllocationAndLosesGate) {
   const api::Pod& p = writer.pods.at("ns/train");
   ASSERT_EQ(p.status.resource_claim_statuses.size(), 1u);
   EXPECT_EQ(p.status.resource_claim_statuses[0].resource_claim_name, c.metadata.name);
-  EXPECT_TRUE(p.spec.scheduling_gates.empty());
+  // The gate stays until the informer has delivered the allocated claim (kube-scheduler would
+  // otherwise race its own claim informer); a safety-net requeue is asked for.
+  EXPECT_FALSE(p.spec.scheduling_gates.empty());
+  ASSERT_TRUE(r->requeue_after.has_value());
+  ASSERT_TRUE(ctrl.SyncPod("ns", "train").ok());  // still only assumed: no release
+  EXPECT_FALSE(writer.pods.at("ns/train").spec.scheduling_gates.empty());
+  Sync();  // the watch delivers the allocated claim
+  ASSERT_TRUE(ctrl.SyncPod("ns", "train").ok());
+  EXPECT_TRUE(writer.pods.at("ns/train").spec.scheduling_gates.empty());
   // Finalizer set at create: create, apply, status, ungate = 4 writes, no separate update.
   EXPECT_EQ(writer.Count("update"), 0);
   EXPECT_EQ(writer.calls.size(), 4u);
@@ -210,6 +218,8 @@ TEST_F(ControllerTest, ConflictOnAllocationWriteRequeuesAndInvalidates) {
   EXPECT_TRUE(k8s::IsConflict(r.status())) << r.status();
   EXPECT_EQ(allocator.invalidations, 1);
   EXPECT_FALSE(writer.pods.at("ns/p").spec.scheduling_gates.empty());
+  Sync();
+  ASSERT_TRUE(ctrl.SyncPod("ns", "p").ok());
   Sync();
   ASSERT_TRUE(ctrl.SyncPod("ns", "p").ok());
   EXPECT_TRUE(writer.pods.at("ns/p").spec.scheduling_gates.empty());

@@ -60,6 +60,9 @@ echo "== raw write ceiling (ResourceClaim status updates)" >&2
 ceiling=$("$TP" writes -ns bench-writes -n "$PODS" -concurrency 32)
 echo "$ceiling"
 record writes "$ceiling"
+# The ceiling loop writes fake allocations (the same devices many times); wait until they are gone
+# so that draco's double-allocation auditor only sees the benchmark's own claims.
+kubectl wait --for=delete namespace/bench-writes --timeout=180s >/dev/null 2>&1 || true
 wps=$(sed -n 's/.*"writes_per_second":\([0-9.]*\).*/\1/p' <<<"$ceiling")
 # Writes per pod lifecycle, identical on both sides: pod create, claim create, pod status apply,
 # claim allocation (draco: claim created with the finalizer; upstream: +1 finalizer update by the
@@ -100,7 +103,8 @@ if [[ $ONLY != upstream ]]; then
   draco_pid=$!
   until curl -sf 127.0.0.1:18091/readyz >/dev/null; do sleep 0.5; done
   side draco true
-  curl -s 127.0.0.1:18090/metrics | grep -E '^draco_(allocation_attempts_total|double_allocated_devices|reconcile_total)' >"$WORK/draco-metrics.txt" || true
+  curl -s 127.0.0.1:18090/metrics >"$WORK/draco-metrics-full.txt" || true
+  grep -E '^draco_(allocation_attempts_total|double_allocated_devices|reconcile_total)' "$WORK/draco-metrics-full.txt" >"$WORK/draco-metrics.txt" || true
   kill "$draco_pid"; wait "$draco_pid" 2>/dev/null || true; draco_pid=""
 fi
 
