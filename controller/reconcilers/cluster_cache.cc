@@ -196,8 +196,29 @@ void ClusterCache::IndexClaimLocked(const std::string& key, const api::ResourceC
 }
 
 bool ClusterCache::UpsertClaim(ClaimPtr claim) {
-  std::unique_lock l(mu_);
-  return UpsertClaimLocked(std::move(claim), /*observed=*/true);
+  bool stored;
+  {
+    std::unique_lock l(mu_);
+    stored = UpsertClaimLocked(std::move(claim), /*observed=*/true);
+  }
+  {
+    std::lock_guard<std::mutex> g(observed_mu_);  // no lost wake-up between check and wait
+  }
+  observed_cv_.notify_all();
+  return stored;
+}
+
+bool ClusterCache::WaitClaimsObserved(const std::vector<ClaimPtr>& claims, Clock& clock,
+                                      Clock::TimePoint deadline) const {
+  auto all = [&] {
+    for (const auto& c : claims) {
+      if (c && !ClaimObserved(*c)) return false;
+    }
+    return true;
+  };
+  std::unique_lock<std::mutex> l(observed_mu_);
+  if (all()) return true;
+  return clock.WaitUntil(observed_cv_, l, deadline, all);
 }
 
 bool ClusterCache::ClaimObserved(const api::ResourceClaim& claim) const {

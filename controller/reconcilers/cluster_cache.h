@@ -20,6 +20,7 @@
 // snapshots that stay valid after later updates. Nothing blocks beyond the lock.
 #pragma once
 
+#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -35,6 +36,7 @@
 #include "controller/api/types.h"
 #include "controller/metrics/controller_metrics.h"
 #include "controller/reconcilers/claim_util.h"
+#include "k8sclient/base/clock.h"
 
 namespace draco::reconcilers {
 
@@ -122,6 +124,10 @@ class ClusterCache {
   // Other watchers (kube-scheduler) see events in about the same order, so draco waits for this
   // before releasing a pod whose claims it just allocated.
   bool ClaimObserved(const api::ResourceClaim& claim) const;
+  // Blocks until ClaimObserved() holds for every claim (by the versions passed in) or `deadline`
+  // passes on `clock`; returns whether all were observed. Woken by informer claim events.
+  bool WaitClaimsObserved(const std::vector<ClaimPtr>& claims, Clock& clock,
+                          Clock::TimePoint deadline) const;
 
   // Allocator inputs.
   std::vector<alloc::DeviceClass> ClassModels() const;
@@ -164,6 +170,8 @@ class ClusterCache {
   std::unordered_map<std::string, PodPtr> pods_;
   std::unordered_map<std::string, ClaimPtr> claims_;
   std::unordered_map<std::string, std::string> observed_rv_;  // claim key -> watched version
+  mutable std::mutex observed_mu_;                            // guards nothing; for the cv
+  mutable std::condition_variable observed_cv_;
   std::unordered_map<std::string, TemplatePtr> templates_;
   std::map<std::string, alloc::DeviceClass> classes_;
   std::map<std::string, SliceEntry> slices_;

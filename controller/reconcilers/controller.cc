@@ -369,14 +369,18 @@ StatusOr<Result> Controller::AllocateForPod(const api::Pod& pod, const PodClaims
         }
         return st;
       }
-      // The claims' watch events bring the pod back (pods-by-claim index) to release it.
-      if (options_.release_after_observed) return Result{options_.observe_retry};
     }
     if (to_allocate.empty()) cache_.NominatePod(pod_key, node, ComputePodRequests(pod));
   }
   if (options_.release_after_observed) {
+    std::vector<ClaimPtr> current;
     for (const auto& c : pc.claims) {
-      if (!cache_.ClaimObserved(*c)) return Result{options_.observe_retry};
+      current.push_back(cache_.GetClaim(c->metadata.namespace_, c->metadata.name));
+    }
+    if (!cache_.WaitClaimsObserved(current, clock_, clock_.Now() + options_.observe_timeout)) {
+      spdlog::debug(
+          "pod {}: allocation not seen through the watch after {} ms; releasing anyway", pod_key,
+          std::chrono::duration_cast<std::chrono::milliseconds>(options_.observe_timeout).count());
     }
   }
   auto released = writer_.RemoveSchedulingGate(pod, kSchedulingGate);

@@ -51,9 +51,11 @@ struct ControllerOptions {
   // every claim of the pod. Releasing earlier races kube-scheduler's claim informer: a scheduler
   // that has not seen the allocation yet allocates the claim itself and fails in PreBind ("got
   // allocated elsewhere in the meantime"), which sends the pod into the scheduler's backoff.
-  // The claim's watch event re-enqueues the pod; `observe_retry` is only a safety net.
+  // The worker waits for the watch event (typically milliseconds; going back through the work
+  // queue instead would cost a whole queue wait under load) at most `observe_timeout`, then
+  // releases the pod anyway (kube-scheduler recovers from the race by itself, only slower).
   bool release_after_observed = true;
-  Clock::Duration observe_retry = std::chrono::seconds(5);
+  Clock::Duration observe_timeout = std::chrono::seconds(2);
 };
 
 class Controller {

@@ -1,5 +1,8 @@
 #include "controller/reconcilers/controller.h"
 
+#include <atomic>
+#include <thread>
+
 #include <gtest/gtest.h>
 
 #include "controller/reconcilers/testing_fakes.h"
@@ -87,8 +90,80 @@ class ControllerTest : public ::testing::Test {
   FakeEvents events;
   FakeQueue queue;
   FakeClock clock;
-  Controller ctrl{cache, writer, allocator, events, queue, clock, nullptr};
+  // No watch in these tests: do not wait for allocations to come back through it.
+  Controller ctrl{cache, writer, allocator, events, queue, clock, nullptr, [] {
+                    ControllerOptions o;
+                    o.observe_timeout = Clock::Duration::zero();
+                    return o;
+                  }()};
 };
+
+TEST(ControllerReleaseTest, GateIsRemovedOnlyAfterTheWatchDeliveredTheAllocation) {
+  ClusterCache cache;
+  testing::FakeWriter writer;
+  testing::FakeAllocator allocator;
+  testing::FakeEvents events;
+  testing::FakeQueue queue;
+  FakeClock clock;
+  Controller ctrl(cache, writer, allocator, events, queue, clock, nullptr);  // default: wait 2 s
+  api::ResourceClaimTemplate t;
+  t.metadata.name = "tmpl";
+  t.metadata.namespace_ = "ns";
+  api::DeviceRequest r;
+  r.name = "gpu";
+  r.exactly = api::ExactDeviceRequest{};
+  r.exactly->device_class_name = "gpu.example.com";
+  t.spec.spec.devices.requests.push_back(r);
+  cache.UpsertTemplate(std::make_shared<const api::ResourceClaimTemplate>(t));
+  cache.UpsertNode(std::make_shared<const api::Node>(MakeNode("node-0")));
+  api::Pod p = MakePod("train");
+  writer.pods["ns/train"] = p;
+  cache.UpsertPod(std::make_shared<const api::Pod>(p));
+  std::atomic<bool> done{false};
+  std::thread worker([&] {
+    EXPECT_TRUE(ctrl.SyncPod("ns", "train").ok());
+    done = true;
+  });
+  // The worker allocates, then waits for the watch: the gate is still there.
+  while (clock.Waiters() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_FALSE(done.load());
+  EXPECT_FALSE(writer.pods.at("ns/train").spec.scheduling_gates.empty());
+  // The informer delivers the allocated claim: the worker releases the pod at once (no time
+  // passes on the fake clock).
+  for (const auto& [k, c] : writer.claims) {
+    cache.UpsertClaim(std::make_shared<const api::ResourceClaim>(c));
+  }
+  worker.join();
+  EXPECT_TRUE(writer.pods.at("ns/train").spec.scheduling_gates.empty());
+}
+
+TEST(ControllerReleaseTest, GateIsRemovedAfterTheTimeoutWhenTheWatchIsSlow) {
+  ClusterCache cache;
+  testing::FakeWriter writer;
+  testing::FakeAllocator allocator;
+  testing::FakeEvents events;
+  testing::FakeQueue queue;
+  FakeClock clock;
+  Controller ctrl(cache, writer, allocator, events, queue, clock, nullptr);
+  api::ResourceClaimTemplate t;
+  t.metadata.name = "tmpl";
+  t.metadata.namespace_ = "ns";
+  api::DeviceRequest r;
+  r.name = "gpu";
+  r.exactly = api::ExactDeviceRequest{};
+  r.exactly->device_class_name = "gpu.example.com";
+  t.spec.spec.devices.requests.push_back(r);
+  cache.UpsertTemplate(std::make_shared<const api::ResourceClaimTemplate>(t));
+  cache.UpsertNode(std::make_shared<const api::Node>(MakeNode("node-0")));
+  api::Pod p = MakePod("train");
+  writer.pods["ns/train"] = p;
+  cache.UpsertPod(std::make_shared<const api::Pod>(p));
+  std::thread worker([&] { EXPECT_TRUE(ctrl.SyncPod("ns", "train").ok()); });
+  while (clock.Waiters() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  clock.Step(std::chrono::seconds(3));
+  worker.join();
+  EXPECT_TRUE(writer.pods.at("ns/train").spec.scheduling_gates.empty());
+}
 
 TEST_F(ControllerTest, GatedPodGetsClaimAllocationAndLosesGate) {
   AddPod(MakePod("train"));
@@ -112,15 +187,7 @@ TEST_F(ControllerTest, GatedPodGetsClaimAllocationAndLosesGate) {
   const api::Pod& p = writer.pods.at("ns/train");
   ASSERT_EQ(p.status.resource_claim_statuses.size(), 1u);
   EXPECT_EQ(p.status.resource_claim_statuses[0].resource_claim_name, c.metadata.name);
-  // The gate stays until the informer has delivered the allocated claim (kube-scheduler would
-  // otherwise race its own claim informer); a safety-net requeue is asked for.
-  EXPECT_FALSE(p.spec.scheduling_gates.empty());
-  ASSERT_TRUE(r->requeue_after.has_value());
-  ASSERT_TRUE(ctrl.SyncPod("ns", "train").ok());  // still only assumed: no release
-  EXPECT_FALSE(writer.pods.at("ns/train").spec.scheduling_gates.empty());
-  Sync();  // the watch delivers the allocated claim
-  ASSERT_TRUE(ctrl.SyncPod("ns", "train").ok());
-  EXPECT_TRUE(writer.pods.at("ns/train").spec.scheduling_gates.empty());
+  EXPECT_TRUE(p.spec.scheduling_gates.empty());
   // Finalizer set at create: create, apply, status, ungate = 4 writes, no separate update.
   EXPECT_EQ(writer.Count("update"), 0);
   EXPECT_EQ(writer.calls.size(), 4u);
@@ -218,8 +285,6 @@ TEST_F(ControllerTest, ConflictOnAllocationWriteRequeuesAndInvalidates) {
   EXPECT_TRUE(k8s::IsConflict(r.status())) << r.status();
   EXPECT_EQ(allocator.invalidations, 1);
   EXPECT_FALSE(writer.pods.at("ns/p").spec.scheduling_gates.empty());
-  Sync();
-  ASSERT_TRUE(ctrl.SyncPod("ns", "p").ok());
   Sync();
   ASSERT_TRUE(ctrl.SyncPod("ns", "p").ok());
   EXPECT_TRUE(writer.pods.at("ns/p").spec.scheduling_gates.empty());
