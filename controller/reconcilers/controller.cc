@@ -494,6 +494,33 @@ StatusOr<Result> Controller::SyncClaim(const std::string& ns, const std::string&
     valid.push_back(r);
   }
 
+  if (dropped && valid.empty() && !claim->metadata.deletion_timestamp) {
+    // A generated claim whose pod is finished, deleted or replaced is deleted anyway: drop the
+    // finalizer and delete it (2 writes) instead of deallocating first (3 writes, upstream's
+    // order). The devices are free once the object is gone, and the pod is done, so nothing can
+    // still use them; if the DELETE fails the next sync deallocates the usual way.
+    std::string owner_uid = OwnerPodUid(*claim);
+    PodPtr owner = owner_uid.empty() ? nullptr : cache_.GetPod(ns, OwnerPodName(*claim));
+    bool owner_gone = !owner_uid.empty() &&
+                      (IsDeletedPod(owner_uid) ||
+                       (owner && (owner->metadata.uid != owner_uid || IsPodDone(*owner))));
+    if (owner_gone) {
+      if (HasFinalizer(claim->metadata, kDeleteProtectionFinalizer)) {
+        api::ResourceClaim f = *claim;
+        std::erase(f.metadata.finalizers, std::string(kDeleteProtectionFinalizer));
+        auto u = writer_.UpdateClaim(f);
+        if (!u.ok()) {
+          if (k8s::IsNotFound(u.status())) return Result{};
+          return WriteError(u.status(), "remove finalizer of " + ns + "/" + name);
+        }
+        cache_.AssumeClaim(*u);
+      }
+      Status st = writer_.DeleteClaim(ns, name, claim->metadata.uid);
+      if (!st.ok() && !k8s::IsNotFound(st)) return WriteError(st, "delete claim " + name);
+      return Result{};
+    }
+  }
+
   if (dropped) {
     api::ResourceClaim c = *claim;
     c.status.reserved_for = valid;

@@ -320,7 +320,7 @@ TEST_F(ControllerTest, BoundPodGetsReservation) {
   EXPECT_EQ(writer.claims.begin()->second.status.reserved_for.size(), 2u);
 }
 
-TEST_F(ControllerTest, FinishedPodReleasesDeallocatesAndDeletesGeneratedClaim) {
+TEST_F(ControllerTest, FinishedPodReleasesAndDeletesGeneratedClaimInTwoWrites) {
   AddPod(MakePod("p"));
   ASSERT_TRUE(ctrl.SyncPod("ns", "p").ok());
   Sync();
@@ -333,8 +333,9 @@ TEST_F(ControllerTest, FinishedPodReleasesDeallocatesAndDeletesGeneratedClaim) {
   ctrl.OnPod(nullptr, cache.GetPod("ns", "p"));
   EXPECT_TRUE(queue.added.count("claim:ns/" + name));
   ASSERT_TRUE(ctrl.SyncClaim("ns", name).ok());
-  // reservedFor dropped + deallocated, finalizer removed, claim deleted.
-  EXPECT_EQ(writer.Count("status " + name), 2);  // allocate earlier, deallocate now
+  // The pod is done and the claim is its own: finalizer removed and claim deleted, without a
+  // separate deallocation write (the object, and with it the allocation, goes).
+  EXPECT_EQ(writer.Count("status " + name), 1);  // the allocation earlier, nothing now
   EXPECT_EQ(writer.Count("update " + name), 1);
   EXPECT_EQ(writer.Count("delete " + name), 1);
   EXPECT_TRUE(writer.claims.empty());

@@ -70,12 +70,31 @@ wps=$(sed -n 's/.*"writes_per_second":\([0-9.]*\).*/\1/p' <<<"$ceiling")
 # finalizer removal, claim delete = 10.
 WRITES_PER_POD=10
 
+# cpu_ticks PID: user+system clock ticks of a process (0 when it is gone).
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
+# CPU seconds per component during one side: where the box's 2 cores went.
+declare -A CPU_PIDS=()
+cpu_snapshot() {
+  local n; for n in "${!CPU_PIDS[@]}"; do echo "$n $(cpu_ticks "${CPU_PIDS[$n]}")"; done | sort
+}
+cpu_report() {  # BEFORE AFTER SECONDS
+  local hz; hz=$(getconf CLK_TCK)
+  join <(echo "$1") <(echo "$2") | awk -v hz="$hz" -v s="$3" \
+    '{printf "%s%s=%.1fs", (NR>1?" ":""), $1, ($3-$2)/hz; tot += ($3-$2)/hz} END {printf " total=%.1fs of %.1fs x 2 cores\n", tot, s}'
+}
+for c in kube-apiserver etcd kube-scheduler kube-controller-manager; do
+  [[ -f $D/pids/$c.pid ]] && CPU_PIDS[$c]=$(cat "$D/pids/$c.pid")
+done
+
 side() {
   local name=$1 ns=bench-$1 gate=$2
   echo "== $name: $PODS pods" >&2
-  local r
+  local r before after t0
+  before=$(cpu_snapshot); t0=$SECONDS
   r=$("$TP" run -ns "$ns" -pods "$PODS" -gate="$gate" -concurrency 32)
+  after=$(cpu_snapshot)
   echo "$r"
+  echo "== $name: CPU seconds by process: $(cpu_report "$before" "$after" $((SECONDS - t0)))" >&2
   record "$name" "$r"
   echo "== $name: cleanup" >&2
   "$TP" cleanup -ns "$ns" -timeout 5m
@@ -91,9 +110,10 @@ if [[ $ONLY != draco ]]; then
     --kube-api-qps="$QPS" --kube-api-burst=$((QPS * 2)) --feature-gates="$FEATURE_GATES" --v=1 \
     >"$WORK/kcm-resourceclaim.log" 2>&1 &
   kcm_pid=$!
+  CPU_PIDS[resourceclaim-kcm]=$kcm_pid
   sleep 3
   side upstream false
-  kill "$kcm_pid"; wait "$kcm_pid" 2>/dev/null || true; kcm_pid=""
+  kill "$kcm_pid"; wait "$kcm_pid" 2>/dev/null || true; kcm_pid=""; unset "CPU_PIDS[resourceclaim-kcm]"
 fi
 if [[ $ONLY != upstream ]]; then
   "$BUILD/controller/draco" run --kubeconfig "$KUBECONFIG" --leader-elect=false \
@@ -101,6 +121,7 @@ if [[ $ONLY != upstream ]]; then
     --metrics-bind-address 127.0.0.1:18090 --health-probe-bind-address 127.0.0.1:18091 \
     >"$WORK/draco.log" 2>&1 &
   draco_pid=$!
+  CPU_PIDS[draco]=$draco_pid
   until curl -sf 127.0.0.1:18091/readyz >/dev/null; do sleep 0.5; done
   side draco true
   curl -s 127.0.0.1:18090/metrics >"$WORK/draco-metrics-full.txt" || true
