@@ -14,12 +14,12 @@
 # a fraction of (write ceiling / writes per pod). Both controllers get the same client QPS.
 #
 # Usage: tests/bench/throughput.sh [--pods 2000] [--nodes 200] [--devices 8] [--qps 5000]
-#        [--workers 16] [--only draco|upstream]
+#        [--workers 48] [--only draco|upstream]
 # Results: printed, and appended as JSON lines to ${DRACO_BENCH_OUT:-/tmp/draco-bench/results.jsonl}.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
-PODS=2000 NODES=200 DEVICES=8 QPS=5000 WORKERS=16 ONLY=""
+PODS=2000 NODES=200 DEVICES=8 QPS=5000 WORKERS=48 ONLY=""
 while (($#)); do
   case $1 in
     --pods) PODS=$2; shift 2 ;;
