@@ -1,8 +1,12 @@
 // alloc_bench: draco's counterpart of `oracle bench-alloc`. Reads `oracle allocate` scenario lines
 // on stdin; per line runs the scenario `-iters N` times and prints the median times:
-//   ns          Allocator::Create over the already-decoded slices (shared pointers, as the oracle
-//               gets its decoded slices; classes, taint rules and allocated claims are read inside
-//               the timed region) + Allocate, cold caches
+//   ns          Allocator::Create(config, classes, slices, taint rules, allocated claims) +
+//               Allocate, cold caches. Slices and allocated claims are the already-decoded objects
+//               handed over by shared pointer (the oracle likewise gets decoded slice pointers);
+//               classes and taint rules are copied, taint rules merged, the snapshot built and the
+//               allocated claims read (per pool, as Allocate needs them) inside the timed region.
+//               The oracle's allocated-device set is computed from the claims outside its timed
+//               region.
 //   sharedNs    Allocator::Create over a Snapshot and AllocatedState built once + Allocate (cold
 //               allocator caches): what a controller pays per fresh allocator when it keeps one
 //               shared snapshot and allocated state
@@ -11,7 +15,10 @@
 //   allocateNs  Allocate alone on an allocator built once (warm per-node/selector caches), which
 //               is what a long-running controller pays per pod and node
 // fillUp lines: ns is the whole fill-up (fresh allocator), perClaimNs = ns / claims.
-// Also prints the outcome, search steps and the allocator's index bytes per device.
+// -phases: also prints the cold column's phases (Snapshot::Build, Create, first Allocate) and the
+// time to merely read every allocated claim once (a memory-bound floor) to stderr.
+// Also prints the outcome, search steps and the allocator's index bytes per device (what the warm
+// allocator has built: lazily indexed pools, per-device caches, per-node candidate lists).
 #include <algorithm>
 #include <chrono>
 #include <cstring>
@@ -133,9 +140,10 @@ int main(int argc, char** argv) {
         }
         scan.push_back(std::chrono::duration<double, std::nano>(Clock::now() - t0).count());
       }
-      std::cerr << "scan " << int64_t(Median(scan)) << " (" << sink % 2 << ") ";
-      std::cerr << s->id << ": build " << int64_t(Median(build)) << " create "
-                << int64_t(Median(create)) << " allocate " << int64_t(Median(first)) << "\n";
+      std::cerr << s->id << ": reading the allocated claims once " << int64_t(Median(scan))
+                << (sink == 1 ? " " : "") << "; build " << int64_t(Median(build)) << " create "
+                << int64_t(Median(create)) << " first allocate " << int64_t(Median(first))
+                << " (ns medians)\n";
     }
     auto snap = draco::alloc::Snapshot::Build(s->features, s->classes, owned, s->taint_rules);
     auto state = (*Allocator::Create(cfg, snap, s->allocated_claims))->State();

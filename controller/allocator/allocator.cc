@@ -104,7 +104,14 @@ std::shared_ptr<const ResourceSlice> Merged(const Features& f,
   return copy;
 }
 
+// Namespace-limit usage is counted while reading allocated claims (needs class and device).
+bool HasNamespaceLimits(const std::vector<AllocationPolicy>& policies) {
+  return std::any_of(policies.begin(), policies.end(),
+                     [](const AllocationPolicy& p) { return !p.namespace_limits.empty(); });
+}
+
 std::atomic<uint64_t> next_lineage{1};
+std::atomic<uint64_t> next_version{1};
 
 std::shared_ptr<PoolTable> CloneTable(const PoolTable& t) {
   return std::make_shared<PoolTable>(t);  // views stay valid: `owners` are shared
@@ -124,6 +131,10 @@ void Snapshot::Data::Layout(const Data* parent, const std::vector<int>& changed)
     std::vector<int> fill(pool_slice_offset.begin(), pool_slice_offset.end() - 1);
     for (size_t i = 0; i < ns; ++i) pool_slice_list[size_t(fill[size_t(slice_pool[i])]++)] = int(i);
   }
+  shared_slices.clear();
+  for (size_t i = 0; i < ns; ++i) {
+    if (slice_node_hash[i] == 0) shared_slices.push_back(int(i));
+  }
   slice_gid_base.assign(ns, 0);
   ordered_gid_base.resize(ns);
   int gid = 0;
@@ -133,31 +144,32 @@ void Snapshot::Data::Layout(const Data* parent, const std::vector<int>& changed)
       int si = pool_slice_list[size_t(k)];
       slice_gid_base[size_t(si)] = gid;
       ordered_gid_base[size_t(k)] = gid;
-      gid += int(slices[size_t(si)].devices.size());
+      gid += slice_ndev[size_t(si)];
     }
     pools[p].num_devices = gid - pools[p].gid_base;
   }
   num_devices = gid;
-  shared_slices.clear();
-  for (size_t i = 0; i < ns; ++i) {
-    if (!slices[i].node_name || slices[i].node_name->empty()) shared_slices.push_back(int(i));
-  }
-  // Pool indexes: unchanged pools of the parent keep theirs; the others get fresh (empty, lazily
-  // filled) ones, allocated in one block.
+  // Pool indexes: unchanged pools of the parent keep theirs (and their version); the others get
+  // fresh (empty, lazily filled) ones, allocated in one block. A long derivation chain would
+  // accumulate blocks (each holding indexes of since-replaced pools): past kMaxBlocks every pool
+  // gets a fresh index (versions are kept, so states still rebase by block copy).
+  constexpr size_t kMaxBlocks = 16;
   auto inherits = [&](size_t p) {
     return parent != nullptr && p < parent->pools.size() &&
            std::find(changed.begin(), changed.end(), int(p)) == changed.end();
   };
+  const bool compact = parent != nullptr && parent->index_blocks.size() >= kMaxBlocks;
   size_t fresh = 0;
-  for (size_t p = 0; p < np; ++p) fresh += inherits(p) ? 0 : 1;
-  std::shared_ptr<PoolIndex[]> block(fresh ? new PoolIndex[fresh] : nullptr);
+  for (size_t p = 0; p < np; ++p) fresh += inherits(p) && !compact ? 0 : 1;
+  index_blocks.clear();
+  if (parent != nullptr && !compact) index_blocks = parent->index_blocks;
+  if (fresh > 0) index_blocks.emplace_back(new PoolIndex[fresh]);
+  PoolIndex* block = fresh > 0 ? index_blocks.back().get() : nullptr;
   size_t next = 0;
   for (size_t p = 0; p < np; ++p) {
-    if (inherits(p)) {
-      pools[p].index = parent->pools[p].index;
-    } else {
-      pools[p].index = std::shared_ptr<PoolIndex>(block, &block[next++]);
-    }
+    bool keep = inherits(p);
+    pools[p].version = keep ? parent->pools[p].version : next_version.fetch_add(1);
+    pools[p].index = keep && !compact ? parent->pools[p].index : &block[next++];
   }
 }
 
@@ -253,7 +265,9 @@ std::vector<int> Snapshot::Data::NodeSlices(const std::string& node) const {
   std::vector<int> out;
   if (node_scans.load(std::memory_order_relaxed) < kNodeScansBeforeIndex &&
       node_scans.fetch_add(1, std::memory_order_relaxed) < kNodeScansBeforeIndex) {
+    const uint32_t h = NodeHash(std::string_view(node));
     for (size_t i = 0; i < slices.size(); ++i) {
+      if (slice_node_hash[i] != h) continue;
       const auto& nn = slices[i].node_name;
       if (nn && *nn == node) out.push_back(int(i));
     }
@@ -292,7 +306,16 @@ std::shared_ptr<const Snapshot> Snapshot::Build(
   d->slice_pool.resize(d->slices.size());
   const bool merge = features.device_taint_rules && !d->taint_rules->empty();
   int last = -1;
-  for (size_t i = 0; i < d->slices.size(); ++i) {
+  const size_t n = d->slices.size();
+  d->slice_ndev.resize(n);
+  d->slice_node_hash.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    if (i + 8 < n) {
+      const char* ahead = reinterpret_cast<const char*>(d->slices.ptrs_[i + 8].get());
+      __builtin_prefetch(ahead);  // driver, pool, node name, devices: the first 128 bytes
+      __builtin_prefetch(ahead + 64);
+      __builtin_prefetch(ahead + 127);
+    }
     auto& ptr = d->slices.ptrs_[i];
     if (merge) ptr = Merged(features, *d->taint_rules, std::move(ptr));
     const ResourceSlice& s = *ptr;
@@ -304,6 +327,8 @@ std::shared_ptr<const Snapshot> Snapshot::Build(
       if (pk < 0) pk = table->Add(ptr, h);
     }
     d->slice_pool[i] = last = pk;
+    d->slice_ndev[i] = int(s.devices.size());
+    d->slice_node_hash[i] = NodeHash(s.node_name);
   }
   d->pool_table = std::move(table);
   d->Layout(nullptr, {});
@@ -329,6 +354,8 @@ std::unique_ptr<Snapshot::Data> Derive(const Snapshot::Data& p) {
   d->class_by_name = p.class_by_name;
   d->slices = p.slices;
   d->slice_pool = p.slice_pool;
+  d->slice_ndev = p.slice_ndev;
+  d->slice_node_hash = p.slice_node_hash;
   d->pool_table = p.pool_table;
   return d;
 }
@@ -340,8 +367,11 @@ std::shared_ptr<const Snapshot> Snapshot::WithSlice(ResourceSlice slice) const {
 
 std::shared_ptr<const Snapshot> Snapshot::WithSlice(
     std::shared_ptr<const ResourceSlice> slice) const {
-  if (!slice) return WithoutSlice("");
   auto d = Derive(*data_);
+  if (!slice) {
+    d->Layout(data_.get(), {});
+    return std::make_shared<const Snapshot>(std::move(d));
+  }
   if (d->features.device_taint_rules && !d->taint_rules->empty()) {
     slice = Merged(d->features, *d->taint_rules, std::move(slice));
   }
@@ -356,11 +386,15 @@ std::shared_ptr<const Snapshot> Snapshot::WithSlice(
   while (i < d->slices.size() && d->slices[i].name != slice->name) ++i;
   if (i < d->slices.size()) {
     changed.push_back(d->slice_pool[i]);
-    d->slices.ptrs_[i] = std::move(slice);
     d->slice_pool[i] = pk;
+    d->slice_ndev[i] = int(slice->devices.size());
+    d->slice_node_hash[i] = NodeHash(slice->node_name);
+    d->slices.ptrs_[i] = std::move(slice);
   } else {
-    d->slices.ptrs_.push_back(std::move(slice));
     d->slice_pool.push_back(pk);
+    d->slice_ndev.push_back(int(slice->devices.size()));
+    d->slice_node_hash.push_back(NodeHash(slice->node_name));
+    d->slices.ptrs_.push_back(std::move(slice));
   }
   d->Layout(data_.get(), changed);
   return std::make_shared<const Snapshot>(std::move(d));
@@ -375,6 +409,8 @@ std::shared_ptr<const Snapshot> Snapshot::WithoutSlice(std::string_view name) co
     changed.push_back(d->slice_pool[i]);
     d->slices.ptrs_.erase(d->slices.ptrs_.begin() + std::ptrdiff_t(i));
     d->slice_pool.erase(d->slice_pool.begin() + std::ptrdiff_t(i));
+    d->slice_ndev.erase(d->slice_ndev.begin() + std::ptrdiff_t(i));
+    d->slice_node_hash.erase(d->slice_node_hash.begin() + std::ptrdiff_t(i));
   }
   d->Layout(data_.get(), changed);
   return std::make_shared<const Snapshot>(std::move(d));
@@ -435,7 +471,7 @@ StatusOr<std::unique_ptr<Allocator>> Allocator::Create(
   m.class_sel_.resize(m.classes_.size());  // per-gid vectors sized on first use
   m.class_sel_err_.resize(m.classes_.size());
   m.InitPolicies();
-  if (!m.class_policy_.empty()) {
+  if (HasNamespaceLimits(m.config_.policies)) {
     // Namespace limits need each result's class and device now.
     for (const auto& c : allocated) {
       if (c.allocation) m.AddAllocation(*c.allocation, &c);
@@ -450,22 +486,29 @@ StatusOr<std::unique_ptr<Allocator>> Allocator::Create(
     Config config, std::shared_ptr<const Snapshot> snapshot,
     std::shared_ptr<const std::vector<ResourceClaim>> allocated) {
   static const std::vector<ResourceClaim> kNone;
-  bool policies = !config.policies.empty();
-  auto a =
-      Create(std::move(config), std::move(snapshot), policies && allocated ? *allocated : kNone);
-  if (!a.ok() || policies || !allocated || allocated->empty()) return a;
+  bool limits = HasNamespaceLimits(config.policies);
+  auto a = Create(std::move(config), std::move(snapshot), limits && allocated ? *allocated : kNone);
+  if (!a.ok() || limits || !allocated || allocated->empty()) return a;
   (*a)->impl_->claims_src_ = std::move(allocated);
   return a;
 }
+
+namespace {
+// Claims are read in order; their results live elsewhere on the heap: ask for the line holding
+// the first result's pool name early (memory-level parallelism when scanning many claims).
+inline void PrefetchResults(const ResourceClaim& c) {
+  if (c.allocation && !c.allocation->results.empty()) {
+    __builtin_prefetch(&c.allocation->results.front().pool);
+  }
+}
+}  // namespace
 
 template <typename F>
 void Allocator::Impl::ForEachResult(const std::vector<ResourceClaim>& claims, F&& f) const {
   const PoolTable& t = *d_.pool_table;
   int last = -1;
   for (size_t i = 0; i < claims.size(); ++i) {
-    if (i + 8 < claims.size() && claims[i + 8].allocation) {
-      __builtin_prefetch(claims[i + 8].allocation->results.data());
-    }
+    if (i + 8 < claims.size()) PrefetchResults(claims[i + 8]);
     const auto& c = claims[i];
     if (!c.allocation) continue;
     for (const auto& r : c.allocation->results) {
@@ -520,9 +563,8 @@ void Allocator::Impl::ResolvePool(int pool) {
     const auto& claims = *claims_src_;
     bool any = false;
     for (size_t i = 0; i < claims.size(); ++i) {
-      if (i + 8 < claims.size() && claims[i + 8].allocation) {
-        __builtin_prefetch(claims[i + 8].allocation->results.data());
-      }
+      if (i + 16 < claims.size()) __builtin_prefetch(&claims[i + 16].allocation);
+      if (i + 8 < claims.size()) PrefetchResults(claims[i + 8]);
       if (!claims[i].allocation) continue;
       for (const auto& r : claims[i].allocation->results) {
         if (r.pool != key.pool || r.driver != key.driver || r.admin_access.value_or(false)) {
@@ -677,7 +719,7 @@ void Allocator::Impl::Rebase(const AllocatedState::Data& st) {
     int np = new_pool(op);
     if (np < 0) continue;
     const auto& npool = d_.pools[size_t(np)];
-    if (npool.index == opool.index) {
+    if (npool.version == opool.version) {
       std::copy_n(st.ident.begin() + opool.gid_base, opool.num_devices,
                   ident_.begin() + npool.gid_base);
       continue;
@@ -694,7 +736,7 @@ void Allocator::Impl::Rebase(const AllocatedState::Data& st) {
   for (const auto& [g, agg] : st.aggregate) {
     size_t op = size_t(old.PoolOfGid(g));
     int np = new_pool(op);
-    if (np < 0 || d_.pools[size_t(np)].index != old.pools[op].index) continue;
+    if (np < 0 || d_.pools[size_t(np)].version != old.pools[op].version) continue;
     aggregate_[g - old.pools[op].gid_base + d_.pools[size_t(np)].gid_base] = agg;
   }
 }

@@ -117,6 +117,7 @@ class Snapshot {
                                                std::vector<DeviceTaintRule> taint_rules);
   // A new snapshot where the slice named `slice.name` is replaced (or appended when absent).
   std::shared_ptr<const Snapshot> WithSlice(ResourceSlice slice) const;
+  // Same with a shared slice object (not copied unless a taint rule applies; null = no change).
   std::shared_ptr<const Snapshot> WithSlice(std::shared_ptr<const ResourceSlice> slice) const;
   // A new snapshot without the slice named `name` (same content when absent).
   std::shared_ptr<const Snapshot> WithoutSlice(std::string_view name) const;
@@ -177,9 +178,9 @@ class Allocator {
 
   // Builds the snapshot. `allocated` are claims with status.allocation (committed or in flight);
   // taint rules are merged into device taints when the feature is on. Takes ownership.
-  // Without AllocationPolicies, `allocated` is read once into a compact per-pool list (no device
-  // lookups); each pool's devices are resolved the first time the pool is used. With policies,
-  // every result is resolved immediately (namespace limits need the device).
+  // Without AllocationPolicy namespace limits, `allocated` is read once into a compact list (no
+  // device lookups); each pool's devices are resolved the first time the pool is used. With
+  // namespace limits, every result is resolved immediately (usage needs class and device).
   static StatusOr<std::unique_ptr<Allocator>> Create(Config config,
                                                      std::vector<DeviceClass> classes,
                                                      std::vector<ResourceSlice> slices,
@@ -199,7 +200,7 @@ class Allocator {
                                                      std::shared_ptr<const Snapshot> snapshot,
                                                      const std::vector<ResourceClaim>& allocated);
   // Same, keeping `allocated` (shared, must not be mutated afterwards) instead of reading it now:
-  // without AllocationPolicies nothing is read in Create; the first two pools an Allocate uses
+  // without namespace limits nothing is read in Create; the first two pools an Allocate uses
   // are resolved by scanning the claims for that pool, later pools after one grouping pass.
   static StatusOr<std::unique_ptr<Allocator>> Create(
       Config config, std::shared_ptr<const Snapshot> snapshot,

@@ -119,8 +119,18 @@ inline uint64_t HashName(std::string_view s, uint64_t h) {
   h *= 0xc4ceb9fe1a85ec53ull;
   return h ^ (h >> 33);
 }
-inline uint64_t HashPool(std::string_view driver, std::string_view pool) {
-  return HashName(pool, HashName(driver, 0x243F6A8885A308D3ull));
+// Pools are hashed by pool name only: pool names rarely repeat across drivers (a repeat only
+// lengthens a probe chain), and Build then never reads the driver string of a new pool.
+// Per-slice node-name hash for linear node scans without touching slice objects (never 0).
+inline uint32_t NodeHash(std::string_view node) {
+  return node.empty() ? 0 : uint32_t(HashName(node, 0x13198A2E03707344ull)) | 1u;
+}
+inline uint32_t NodeHash(const std::optional<std::string>& node) {
+  return node ? NodeHash(std::string_view(*node)) : 0;
+}
+
+inline uint64_t HashPool(std::string_view /*driver*/, std::string_view pool) {
+  return HashName(pool, 0x243F6A8885A308D3ull);
 }
 
 // Interned (driver, pool) names in an open-addressing table. Pool ids are stable along a
@@ -209,14 +219,22 @@ struct Snapshot::Data {
   std::shared_ptr<const std::unordered_map<std::string, int>> class_by_name;
   SliceList slices;  // taint rules already merged
   std::shared_ptr<const PoolTable> pool_table;
-  std::vector<int> slice_pool;      // per slice: pool id
-  std::vector<int> slice_gid_base;  // per slice: first gid
+  std::vector<int> slice_pool;            // per slice: pool id
+  std::vector<int> slice_ndev;            // per slice: number of devices
+  std::vector<uint32_t> slice_node_hash;  // per slice: NodeHash(node name), 0 = no node name
+  std::vector<int> slice_gid_base;        // per slice: first gid
   struct Pool {
     int gid_base = 0;
     int num_devices = 0;
-    std::shared_ptr<PoolIndex> index;  // lazily filled (see PoolIndex)
+    // Same version = same slice objects in the same order (set when the pool is created or
+    // changed; derived snapshots keep it for untouched pools).
+    uint64_t version = 0;
+    PoolIndex* index = nullptr;  // lazily filled (see PoolIndex); owned by index_blocks
   };
-  std::vector<Pool> pools;             // by pool id
+  std::vector<Pool> pools;  // by pool id
+  // Owners of the pools' PoolIndex objects (this snapshot's own block plus the blocks of the
+  // snapshots it was derived from that hold indexes it still uses).
+  std::vector<std::shared_ptr<PoolIndex[]>> index_blocks;
   std::vector<int> pool_slice_offset;  // slices of pool p: pool_slice_list[off[p]..off[p+1])
   std::vector<int> pool_slice_list;    // all slices, ordered by gid
   std::vector<int> ordered_gid_base;   // slice_gid_base of pool_slice_list[k]
@@ -228,8 +246,9 @@ struct Snapshot::Data {
   mutable std::atomic<int> node_scans{0};
   mutable std::unordered_map<std::string_view, std::vector<int>> node_slices;
 
-  // Computes the per-slice/per-pool layout from `slices` and `slice_pool`; pools of `parent`
-  // (same lineage) not listed in `changed` keep their PoolIndex.
+  // Computes the per-pool layout from `slices`, `slice_pool` and `slice_ndev` (never touches the
+  // slice objects); pools of `parent` (same lineage) not listed in `changed` keep their version
+  // and PoolIndex.
   void Layout(const Data* parent, const std::vector<int>& changed);
   // The pool's index, built on first use (thread-safe).
   const PoolIndex& Index(int pool) const;

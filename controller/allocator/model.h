@@ -139,16 +139,17 @@ struct CounterSet {
 };
 
 struct ResourceSlice {
-  std::string name;
+  // The fields Snapshot::Build reads for every slice come first (fewer cache lines per slice).
   std::string driver;
   std::string pool;
+  std::optional<std::string> node_name;
+  std::vector<Device> devices;
+  std::string name;
   int64_t generation = 0;
   int64_t resource_slice_count = 0;
-  std::optional<std::string> node_name;
   std::optional<NodeSelector> node_selector;
   std::optional<bool> all_nodes;
   std::optional<bool> per_device_node_selection;
-  std::vector<Device> devices;
   std::vector<CounterSet> shared_counters;
   std::vector<std::string> skip_node_operations;
 };

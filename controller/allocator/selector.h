@@ -49,6 +49,8 @@ class SelectorCompiler {
 };
 
 // The default compiler: draco's own CEL (controller/celenv). Null when draco_celenv is not built.
+// It keeps successful compilations (bounded) so that allocators sharing it compile each
+// expression once, like the scheduler's CEL cache.
 std::shared_ptr<SelectorCompiler> NewCelSelectorCompiler();
 
 }  // namespace draco::alloc

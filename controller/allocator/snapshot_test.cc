@@ -196,6 +196,32 @@ TEST(SnapshotLazyTest, LazyClaimResolutionMatchesEagerOnEveryPool) {
   EXPECT_EQ((*lazy)->State()->data().ident, (*eager)->State()->data().ident);
 }
 
+// BinPack orders nodes by allocated devices: lazily read claims count for every node's pools.
+TEST(SnapshotLazyTest, LazyClaimsFeedPolicyNodeOrdering) {
+  AllocationPolicy p;
+  p.name = "pack";
+  p.class_names = std::vector<std::string>{"gpu"};
+  p.strategy = Strategy::kBinPack;
+  Allocator::Config cfg = Cfg();
+  cfg.policies = {p};
+  std::vector<Node> nodes = {N("n0"), N("n1"), N("n2"), N("n3")};
+  auto snap = Snapshot::Build(Features{}, {Class()},
+                              {Slice("n0", 4), Slice("n1", 4), Slice("n2", 4), Slice("n3", 4)}, {});
+  std::vector<ResourceClaim> claims = {Existing("n1", {"gpu-0"}),
+                                       Existing("n2", {"gpu-1", "gpu-2"})};
+  auto lazy =
+      Allocator::Create(cfg, snap, std::make_shared<const std::vector<ResourceClaim>>(claims));
+  auto eager = Allocator::Create(cfg, snap, claims);
+  ASSERT_TRUE(lazy.ok() && eager.ok());
+  ResourceClaim c = Claim("c", 1);
+  for (auto* a : {lazy->get(), eager->get()}) {
+    Outcome o = a->AllocateOnAnyNode(nodes, {&c});
+    ASSERT_EQ(o.kind, Outcome::Kind::kAllocated);
+    EXPECT_EQ(o.node, "n2");
+    EXPECT_EQ(o.results[0].results[0].device, "gpu-0");
+  }
+}
+
 TEST(SnapshotLazyTest, RebaseMovesInUseDevicesOfTheChangedSliceByName) {
   auto snap = Snapshot::Build(Features{}, {Class()}, {Slice("n0", 2), Slice("n1", 3)}, {});
   auto a = Allocator::Create(
@@ -231,6 +257,33 @@ TEST(SnapshotLazyTest, RebaseMovesInUseDevicesOfTheChangedSliceByName) {
   auto c = Allocator::CreateFromState(Cfg(), rebuilt, state);
   EXPECT_EQ(Pick(**c, "n1", 1), "gpu-1");
   EXPECT_EQ(Pick(**c, "n0", 1), "gpu-0");
+}
+
+// A long chain of updates (past the point where a derived snapshot re-creates its pool indexes)
+// keeps carrying the allocated state, step by step and in one jump.
+TEST(SnapshotLazyTest, LongUpdateChainsKeepTheState) {
+  auto first = Snapshot::Build(Features{}, {Class()}, {Slice("n0", 4), Slice("n1", 4)}, {});
+  auto a = Allocator::Create(
+      Cfg(), first,
+      std::vector<ResourceClaim>{Existing("n0", {"gpu-0", "gpu-3"}), Existing("n1", {"gpu-1"})});
+  auto state = (*a)->State();
+  auto snap = first;
+  auto stepwise = state;
+  for (int i = 0; i < 40; ++i) {
+    snap = snap->WithSlice(Slice("n1", 4 + i % 3));
+    auto b = Allocator::CreateFromState(Cfg(), snap, stepwise);
+    ASSERT_TRUE(b.ok()) << b.status();
+    stepwise = (*b)->State();
+  }
+  EXPECT_LE(snap->data().index_blocks.size(), 17u);
+  for (const auto& st : {stepwise, state}) {
+    auto b = Allocator::CreateFromState(Cfg(), snap, st);
+    ASSERT_TRUE(b.ok()) << b.status();
+    EXPECT_EQ(Pick(**b, "n0", 2), "gpu-1,gpu-2");
+    EXPECT_EQ(Pick(**b, "n0", 3), "unsatisfiable");
+    EXPECT_EQ(Pick(**b, "n1", 3), "gpu-0,gpu-2,gpu-3");  // last slice: 4 + 39 % 3 = 4 devices
+    EXPECT_EQ(Pick(**b, "n1", 4), "unsatisfiable");
+  }
 }
 
 TEST(SnapshotLazyTest, TaintRulesCopyOnlyTheSlicesTheyApplyTo) {

@@ -98,9 +98,16 @@ bpd = [d.get("bytesPerDevice") for d in draco.values() if d.get("bytesPerDevice"
 if bpd:
     print(f"draco allocator index: median {statistics.median(bpd):.0f} bytes per cached device "
           f"(max {max(bpd)})")
-print("ns = build allocator + Allocate (fully cold: snapshot copied and indexed; oracle: "
-      "NewAllocator+Allocate); shared = Allocator::Create over a prebuilt shared Snapshot and "
-      "AllocatedState + Allocate (cold allocator caches); update = Snapshot::WithSlice(one "
-      "slice) + CreateFromState rebasing that state onto the new snapshot + Allocate; alloc = Allocate alone on a built allocator (warm); ratios = oracle/draco "
-      "(>1: draco faster); S2 = per claim of the 5000-claim fill-up.")
+print("ns = Allocator::Create(classes, slices, taint rules, allocated claims) + Allocate, fully "
+      "cold: slices and allocated claims are the decoded objects passed by shared pointer (not "
+      "copied), the snapshot is built and the claims read (lazily, per pool used) inside the "
+      "timed region; oracle: NewAllocator+Allocate on decoded slices, with its allocated-device "
+      "set computed from the claims outside the timed region; shared = Allocator::Create over a "
+      "prebuilt shared Snapshot and AllocatedState + Allocate (cold allocator caches); update = "
+      "Snapshot::WithSlice(one slice) + CreateFromState rebasing that state onto the new "
+      "snapshot + Allocate; alloc = Allocate alone on a built allocator (warm); ratios = "
+      "oracle/draco (>1: draco faster); both sides keep compiled CEL selectors across "
+      "allocators; S2 = per claim of the 5000-claim fill-up; bytes per "
+      "cached device = what the warm allocator built (lazy pool indexes, per-device caches, "
+      "per-node candidates) / devices in the snapshot.")
 PY
