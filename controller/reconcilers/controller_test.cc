@@ -98,30 +98,12 @@ class ControllerTest : public ::testing::Test {
                   }()};
 };
 
-TEST(ControllerReleaseTest, GateIsRemovedOnlyAfterTheWatchDeliveredTheAllocation) {
-  ClusterCache cache;
-  testing::FakeWriter writer;
-  testing::FakeAllocator allocator;
-  testing::FakeEvents events;
-  testing::FakeQueue queue;
-  FakeClock clock;
-  Controller ctrl(cache, writer, allocator, events, queue, clock, nullptr);  // default: wait 2 s
-  api::ResourceClaimTemplate t;
-  t.metadata.name = "tmpl";
-  t.metadata.namespace_ = "ns";
-  api::DeviceRequest r;
-  r.name = "gpu";
-  r.exactly = api::ExactDeviceRequest{};
-  r.exactly->device_class_name = "gpu.example.com";
-  t.spec.spec.devices.requests.push_back(r);
-  cache.UpsertTemplate(std::make_shared<const api::ResourceClaimTemplate>(t));
-  cache.UpsertNode(std::make_shared<const api::Node>(MakeNode("node-0")));
-  api::Pod p = MakePod("train");
-  writer.pods["ns/train"] = p;
-  cache.UpsertPod(std::make_shared<const api::Pod>(p));
+TEST_F(ControllerTest, GateIsRemovedOnlyAfterTheWatchDeliveredTheAllocation) {
+  Controller waiting(cache, writer, allocator, events, queue, clock, nullptr);  // waits up to 2 s
+  AddPod(MakePod("train"));
   std::atomic<bool> done{false};
   std::thread worker([&] {
-    EXPECT_TRUE(ctrl.SyncPod("ns", "train").ok());
+    EXPECT_TRUE(waiting.SyncPod("ns", "train").ok());
     done = true;
   });
   // The worker allocates, then waits for the watch: the gate is still there.
@@ -130,35 +112,15 @@ TEST(ControllerReleaseTest, GateIsRemovedOnlyAfterTheWatchDeliveredTheAllocation
   EXPECT_FALSE(writer.pods.at("ns/train").spec.scheduling_gates.empty());
   // The informer delivers the allocated claim: the worker releases the pod at once (no time
   // passes on the fake clock).
-  for (const auto& [k, c] : writer.claims) {
-    cache.UpsertClaim(std::make_shared<const api::ResourceClaim>(c));
-  }
+  Sync();
   worker.join();
   EXPECT_TRUE(writer.pods.at("ns/train").spec.scheduling_gates.empty());
 }
 
-TEST(ControllerReleaseTest, GateIsRemovedAfterTheTimeoutWhenTheWatchIsSlow) {
-  ClusterCache cache;
-  testing::FakeWriter writer;
-  testing::FakeAllocator allocator;
-  testing::FakeEvents events;
-  testing::FakeQueue queue;
-  FakeClock clock;
-  Controller ctrl(cache, writer, allocator, events, queue, clock, nullptr);
-  api::ResourceClaimTemplate t;
-  t.metadata.name = "tmpl";
-  t.metadata.namespace_ = "ns";
-  api::DeviceRequest r;
-  r.name = "gpu";
-  r.exactly = api::ExactDeviceRequest{};
-  r.exactly->device_class_name = "gpu.example.com";
-  t.spec.spec.devices.requests.push_back(r);
-  cache.UpsertTemplate(std::make_shared<const api::ResourceClaimTemplate>(t));
-  cache.UpsertNode(std::make_shared<const api::Node>(MakeNode("node-0")));
-  api::Pod p = MakePod("train");
-  writer.pods["ns/train"] = p;
-  cache.UpsertPod(std::make_shared<const api::Pod>(p));
-  std::thread worker([&] { EXPECT_TRUE(ctrl.SyncPod("ns", "train").ok()); });
+TEST_F(ControllerTest, GateIsRemovedAfterTheTimeoutWhenTheWatchIsSlow) {
+  Controller waiting(cache, writer, allocator, events, queue, clock, nullptr);
+  AddPod(MakePod("train"));
+  std::thread worker([&] { EXPECT_TRUE(waiting.SyncPod("ns", "train").ok()); });
   while (clock.Waiters() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   clock.Step(std::chrono::seconds(3));
   worker.join();
