@@ -11,9 +11,11 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -76,6 +78,17 @@ struct RestConfig {
   int max_retries = 10;
   // Upper bound on one retry wait (the server's Retry-After is honoured up to this).
   std::chrono::milliseconds max_retry_wait = std::chrono::seconds(10);
+
+  // Called once per HTTP attempt (retries count separately; a watch counts its opening request)
+  // on the calling thread, after the response or transport failure. For metrics: must be
+  // thread-safe, cheap and must not call back into the client. Unset = no observation.
+  struct RequestEvent {
+    std::string_view method;          // "GET", "POST", "PUT", "PATCH", "DELETE"
+    int code = 0;                     // HTTP status; 0 when no response arrived (transport error)
+    double latency_seconds = 0;       // request sent -> response headers and body read
+    double rate_limiter_seconds = 0;  // time spent waiting for the client-side rate limiter
+  };
+  std::function<void(const RequestEvent&)> observer;
 };
 
 // Loads `path` and selects `context` (the kubeconfig's current-context when empty). Relative file

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -208,6 +209,53 @@ TEST(RestClientFramingTest, TooManyRequestsIsRetriedAfterRetryAfter) {
   auto got = client->Get(kConfigMaps, "ns", "a");
   ASSERT_TRUE(got.ok()) << got.status();
   EXPECT_EQ(calls.load(), 3);
+}
+
+TEST(RestClientFramingTest, ObserverSeesEveryAttemptWithMethodCodeAndLatency) {
+  std::atomic<int> calls{0};
+  FakeHttpServer server([&](const HttpRequest&) {
+    HttpResponse r;
+    if (calls++ == 0) {
+      r.status = 429;
+      r.headers = {{"Retry-After", "1"}};
+      r.body = R"({"kind":"Status","reason":"TooManyRequests","code":429})";
+      return r;
+    }
+    r.status = 201;
+    r.body = R"({"metadata":{"name":"a","resourceVersion":"7"}})";
+    return r;
+  });
+  ASSERT_TRUE(server.Start());
+  RestConfig c = ConfigFor(server);
+  std::mutex mu;
+  std::vector<std::pair<std::string, int>> seen;
+  double latency = -1;
+  c.observer = [&](const RestConfig::RequestEvent& e) {
+    std::lock_guard<std::mutex> l(mu);
+    seen.emplace_back(std::string(e.method), e.code);
+    latency = e.latency_seconds;
+  };
+  auto client = MustClient(c);
+  ASSERT_TRUE(client->Create(kConfigMaps, "ns", "{}").ok());
+  std::lock_guard<std::mutex> l(mu);
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(seen[0], std::make_pair(std::string("POST"), 429));
+  EXPECT_EQ(seen[1], std::make_pair(std::string("POST"), 201));
+  EXPECT_GE(latency, 0);
+}
+
+TEST(RestClientFramingTest, ConnectionFailureIsObservedWithCodeZero) {
+  RestConfig c;
+  c.host = "http://127.0.0.1:1";  // nothing listens
+  c.qps = 0;
+  c.max_retries = 0;
+  std::atomic<int> zero{0};
+  c.observer = [&](const RestConfig::RequestEvent& e) {
+    if (e.code == 0) ++zero;
+  };
+  auto client = MustClient(c);
+  EXPECT_FALSE(client->Create(kConfigMaps, "ns", "{}").ok());
+  EXPECT_EQ(zero.load(), 1);
 }
 
 TEST(RestClientFramingTest, TooManyRequestsExhaustsRetries) {

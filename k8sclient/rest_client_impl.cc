@@ -256,13 +256,16 @@ class RestClientImpl final : public RestClient {
           config_.host,
           MakeHttpConfig(std::chrono::duration_cast<std::chrono::milliseconds>(inactivity)));
       for (int attempt = 0;; ++attempt) {
+        auto waited_from = clock_.Now();
         limiter_.Wait();
+        auto sent = clock_.Now();
         http::http_request req(http::methods::GET);
         req.set_request_uri(path);
         DRACO_RETURN_IF_ERROR(AddHeaders(req));
         pplx::cancellation_token_source cts;
         http::http_response resp = http->request(req, cts.get_token()).get();
         const int code = resp.status_code();
+        Observe("GET", code, waited_from, sent);
         if (code == 200) {
           return std::unique_ptr<Watcher>(
               std::make_unique<WatcherImpl>(std::move(http), std::move(cts), std::move(resp)));
@@ -476,7 +479,10 @@ class RestClientImpl final : public RestClient {
                                 Clock::Duration::zero()},
                                clock_);
     for (int attempt = 0;; ++attempt) {
+      auto waited_from = clock_.Now();
       limiter_.Wait();
+      auto sent = clock_.Now();
+      int code = 0;
       try {
         http::http_request req(r.method);
         req.set_request_uri(r.path_query);
@@ -486,11 +492,14 @@ class RestClientImpl final : public RestClient {
         Response out;
         out.code = resp.status_code();
         out.body = resp.extract_utf8string(true).get();
+        code = out.code;
+        Observe(r.method, code, waited_from, sent);
         if (out.code >= 200 && out.code < 300) return out;
         ApiError err = DecodeApiError(out.code, out.body, ParseRetryAfter(resp.headers()));
         if (ShouldRetry(out.code, err, attempt, r.idempotent)) continue;
         return err.ToStatus();
       } catch (...) {
+        if (code == 0) Observe(r.method, 0, waited_from, sent);
         Status s = StatusFromCurrentException(std::string(r.method) + " " + r.path_query);
         // Connection-level failures of reads are safe to retry; writes may have been applied.
         if (r.idempotent && s.code() == StatusCode::kUnavailable && attempt < config_.max_retries) {
@@ -501,6 +510,17 @@ class RestClientImpl final : public RestClient {
         return s;
       }
     }
+  }
+
+  void Observe(std::string_view method, int code, Clock::TimePoint waited_from,
+               Clock::TimePoint sent) {
+    if (!config_.observer) return;
+    RestConfig::RequestEvent e;
+    e.method = method;
+    e.code = code;
+    e.latency_seconds = std::chrono::duration<double>(clock_.Now() - sent).count();
+    e.rate_limiter_seconds = std::chrono::duration<double>(sent - waited_from).count();
+    config_.observer(e);
   }
 
   static StatusOr<std::string> Body(StatusOr<Response> r) {

@@ -196,8 +196,47 @@ void ClusterCache::IndexClaimLocked(const std::string& key, const api::ResourceC
 }
 
 bool ClusterCache::UpsertClaim(ClaimPtr claim) {
-  std::unique_lock l(mu_);
+  bool stored;
+  {
+    std::unique_lock l(mu_);
+    stored = UpsertClaimLocked(std::move(claim), /*observed=*/true);
+  }
+  {
+    std::lock_guard<std::mutex> g(observed_mu_);  // no lost wake-up between check and wait
+  }
+  observed_cv_.notify_all();
+  return stored;
+}
+
+bool ClusterCache::WaitClaimsObserved(const std::vector<ClaimPtr>& claims, Clock& clock,
+                                      Clock::TimePoint deadline) const {
+  auto all = [&] {
+    for (const auto& c : claims) {
+      if (c && !ClaimObserved(*c)) return false;
+    }
+    return true;
+  };
+  std::unique_lock<std::mutex> l(observed_mu_);
+  if (all()) return true;
+  return clock.WaitUntil(observed_cv_, l, deadline, all);
+}
+
+bool ClusterCache::ClaimObserved(const api::ResourceClaim& claim) const {
+  std::shared_lock l(mu_);
+  auto it = observed_rv_.find(Key(claim.metadata.namespace_, claim.metadata.name));
+  return it != observed_rv_.end() &&
+         !ResourceVersionOlder(it->second, claim.metadata.resource_version);
+}
+
+bool ClusterCache::UpsertClaimLocked(ClaimPtr claim, bool observed) {
   std::string key = Key(claim->metadata.namespace_, claim->metadata.name);
+  if (observed) {
+    // The newest version the watch delivered (non-numeric versions: the latest one).
+    auto [o, inserted] = observed_rv_.emplace(key, claim->metadata.resource_version);
+    if (!inserted && !ResourceVersionOlder(claim->metadata.resource_version, o->second)) {
+      o->second = claim->metadata.resource_version;
+    }
+  }
   auto it = claims_.find(key);
   if (it != claims_.end()) {
     if (it->second->metadata.uid == claim->metadata.uid &&
@@ -218,11 +257,15 @@ bool ClusterCache::UpsertClaim(ClaimPtr claim) {
   return true;
 }
 
-void ClusterCache::AssumeClaim(ClaimPtr claim) { UpsertClaim(std::move(claim)); }
+void ClusterCache::AssumeClaim(ClaimPtr claim) {
+  std::unique_lock l(mu_);
+  UpsertClaimLocked(std::move(claim), /*observed=*/false);
+}
 
 void ClusterCache::DeleteClaim(const std::string& ns, const std::string& name) {
   std::unique_lock l(mu_);
   std::string key = Key(ns, name);
+  observed_rv_.erase(key);
   auto it = claims_.find(key);
   if (it == claims_.end()) return;
   if (it->second->status.allocation) ++gen_.deallocations;

@@ -20,6 +20,7 @@
 // snapshots that stay valid after later updates. Nothing blocks beyond the lock.
 #pragma once
 
+#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -35,6 +36,7 @@
 #include "controller/api/types.h"
 #include "controller/metrics/controller_metrics.h"
 #include "controller/reconcilers/claim_util.h"
+#include "k8sclient/base/clock.h"
 
 namespace draco::reconcilers {
 
@@ -94,6 +96,8 @@ class ClusterCache {
   void DeleteNode(const std::string& name);
 
   // ---- our own writes ----
+  // Stores draco's own write result. Unlike UpsertClaim (the informer), it does not mark the
+  // version as observed (see ClaimObserved).
   void AssumeClaim(ClaimPtr claim);
   void AssumePod(PodPtr pod);
   // The pod was released to kube-scheduler for `node`; its requests count on that node until the
@@ -115,6 +119,15 @@ class ClusterCache {
   std::vector<PodPtr> Pods() const;
   std::vector<ClaimPtr> Claims() const;
   bool HasClass(const std::string& name) const;
+  // True when the informer (watch) has delivered `claim`'s resourceVersion or a newer one, i.e. a
+  // version draco assumed after its own write has come back through the API server's watch.
+  // Other watchers (kube-scheduler) see events in about the same order, so draco waits for this
+  // before releasing a pod whose claims it just allocated.
+  bool ClaimObserved(const api::ResourceClaim& claim) const;
+  // Blocks until ClaimObserved() holds for every claim (by the versions passed in) or `deadline`
+  // passes on `clock`; returns whether all were observed. Woken by informer claim events.
+  bool WaitClaimsObserved(const std::vector<ClaimPtr>& claims, Clock& clock,
+                          Clock::TimePoint deadline) const;
 
   // Allocator inputs.
   std::vector<alloc::DeviceClass> ClassModels() const;
@@ -147,6 +160,7 @@ class ClusterCache {
     PodRequests req;
   };
 
+  bool UpsertClaimLocked(ClaimPtr claim, bool observed);
   void IndexClaimLocked(const std::string& key, const api::ResourceClaim& c, int sign);
   void IndexPodLocked(const std::string& key, const api::Pod& p, int sign);
   void UpsertPodLocked(PodPtr pod);
@@ -155,6 +169,9 @@ class ClusterCache {
   mutable std::shared_mutex mu_;
   std::unordered_map<std::string, PodPtr> pods_;
   std::unordered_map<std::string, ClaimPtr> claims_;
+  std::unordered_map<std::string, std::string> observed_rv_;  // claim key -> watched version
+  mutable std::mutex observed_mu_;                            // guards nothing; for the cv
+  mutable std::condition_variable observed_cv_;
   std::unordered_map<std::string, TemplatePtr> templates_;
   std::map<std::string, alloc::DeviceClass> classes_;
   std::map<std::string, SliceEntry> slices_;

@@ -48,6 +48,20 @@ TEST(ClusterCacheTest, AssumedNewerVersionWinsOverOlderInformerEvent) {
   EXPECT_EQ(cache.Generations().deallocations, 1u);
 }
 
+TEST(ClusterCacheTest, ClaimObservedOnlyOnceTheWatchDeliveredTheAssumedVersion) {
+  ClusterCache cache;
+  EXPECT_TRUE(cache.UpsertClaim(Claim("a", "10")));
+  EXPECT_TRUE(cache.ClaimObserved(*cache.GetClaim("ns", "a")));
+  cache.AssumeClaim(Claim("a", "20", {"d0"}));  // draco's own write
+  EXPECT_FALSE(cache.ClaimObserved(*cache.GetClaim("ns", "a")));
+  EXPECT_FALSE(cache.UpsertClaim(Claim("a", "15")));  // an older event: still not observed
+  EXPECT_FALSE(cache.ClaimObserved(*cache.GetClaim("ns", "a")));
+  EXPECT_TRUE(cache.UpsertClaim(Claim("a", "20", {"d0"})));
+  EXPECT_TRUE(cache.ClaimObserved(*cache.GetClaim("ns", "a")));
+  cache.DeleteClaim("ns", "a");
+  EXPECT_FALSE(cache.ClaimObserved(*Claim("a", "20")));
+}
+
 TEST(ClusterCacheTest, AllocatedViewIsIncrementalAndAuditsDoubleAllocation) {
   ClusterCache cache;
   cache.UpsertClaim(Claim("a", "1", {"d0", "d1"}));

@@ -47,6 +47,15 @@ struct ControllerOptions {
   bool allocate = true;
   // Requeue delay when a claim is being allocated by another worker.
   Clock::Duration busy_retry = std::chrono::milliseconds(20);
+  // Remove the scheduling gate only once the informer has delivered the allocated version of
+  // every claim of the pod. Releasing earlier races kube-scheduler's claim informer: a scheduler
+  // that has not seen the allocation yet allocates the claim itself and fails in PreBind ("got
+  // allocated elsewhere in the meantime"), which sends the pod into the scheduler's backoff.
+  // The worker waits for the watch event (typically milliseconds; going back through the work
+  // queue instead would cost a whole queue wait under load) at most `observe_timeout`, then
+  // releases the pod anyway (kube-scheduler recovers from the race by itself, only slower).
+  bool release_after_observed = true;
+  Clock::Duration observe_timeout = std::chrono::seconds(2);
 };
 
 class Controller {

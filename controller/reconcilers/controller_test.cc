@@ -1,5 +1,8 @@
 #include "controller/reconcilers/controller.h"
 
+#include <atomic>
+#include <thread>
+
 #include <gtest/gtest.h>
 
 #include "controller/reconcilers/testing_fakes.h"
@@ -87,8 +90,42 @@ class ControllerTest : public ::testing::Test {
   FakeEvents events;
   FakeQueue queue;
   FakeClock clock;
-  Controller ctrl{cache, writer, allocator, events, queue, clock, nullptr};
+  // No watch in these tests: do not wait for allocations to come back through it.
+  Controller ctrl{cache, writer, allocator, events, queue, clock, nullptr, [] {
+                    ControllerOptions o;
+                    o.observe_timeout = Clock::Duration::zero();
+                    return o;
+                  }()};
 };
+
+TEST_F(ControllerTest, GateIsRemovedOnlyAfterTheWatchDeliveredTheAllocation) {
+  Controller waiting(cache, writer, allocator, events, queue, clock, nullptr);  // waits up to 2 s
+  AddPod(MakePod("train"));
+  std::atomic<bool> done{false};
+  std::thread worker([&] {
+    EXPECT_TRUE(waiting.SyncPod("ns", "train").ok());
+    done = true;
+  });
+  // The worker allocates, then waits for the watch: the gate is still there.
+  while (clock.Waiters() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_FALSE(done.load());
+  EXPECT_FALSE(writer.pods.at("ns/train").spec.scheduling_gates.empty());
+  // The informer delivers the allocated claim: the worker releases the pod at once (no time
+  // passes on the fake clock).
+  Sync();
+  worker.join();
+  EXPECT_TRUE(writer.pods.at("ns/train").spec.scheduling_gates.empty());
+}
+
+TEST_F(ControllerTest, GateIsRemovedAfterTheTimeoutWhenTheWatchIsSlow) {
+  Controller waiting(cache, writer, allocator, events, queue, clock, nullptr);
+  AddPod(MakePod("train"));
+  std::thread worker([&] { EXPECT_TRUE(waiting.SyncPod("ns", "train").ok()); });
+  while (clock.Waiters() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  clock.Step(std::chrono::seconds(3));
+  worker.join();
+  EXPECT_TRUE(writer.pods.at("ns/train").spec.scheduling_gates.empty());
+}
 
 TEST_F(ControllerTest, GatedPodGetsClaimAllocationAndLosesGate) {
   AddPod(MakePod("train"));
@@ -245,7 +282,7 @@ TEST_F(ControllerTest, BoundPodGetsReservation) {
   EXPECT_EQ(writer.claims.begin()->second.status.reserved_for.size(), 2u);
 }
 
-TEST_F(ControllerTest, FinishedPodReleasesDeallocatesAndDeletesGeneratedClaim) {
+TEST_F(ControllerTest, FinishedPodReleasesAndDeletesGeneratedClaimInTwoWrites) {
   AddPod(MakePod("p"));
   ASSERT_TRUE(ctrl.SyncPod("ns", "p").ok());
   Sync();
@@ -258,8 +295,9 @@ TEST_F(ControllerTest, FinishedPodReleasesDeallocatesAndDeletesGeneratedClaim) {
   ctrl.OnPod(nullptr, cache.GetPod("ns", "p"));
   EXPECT_TRUE(queue.added.count("claim:ns/" + name));
   ASSERT_TRUE(ctrl.SyncClaim("ns", name).ok());
-  // reservedFor dropped + deallocated, finalizer removed, claim deleted.
-  EXPECT_EQ(writer.Count("status " + name), 2);  // allocate earlier, deallocate now
+  // The pod is done and the claim is its own: finalizer removed and claim deleted, without a
+  // separate deallocation write (the object, and with it the allocation, goes).
+  EXPECT_EQ(writer.Count("status " + name), 1);  // the allocation earlier, nothing now
   EXPECT_EQ(writer.Count("update " + name), 1);
   EXPECT_EQ(writer.Count("delete " + name), 1);
   EXPECT_TRUE(writer.claims.empty());

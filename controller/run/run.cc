@@ -20,6 +20,7 @@
 
 #include "controller/allocator/selector.h"
 #include "controller/metrics/controller_metrics.h"
+#include "controller/metrics/rest_client_metrics.h"
 #include "controller/metrics/workqueue_metrics.h"
 #include "controller/reconcilers/api_writer.h"
 #include "controller/reconcilers/cluster_cache.h"
@@ -262,6 +263,14 @@ int RunMain(int argc, char** argv) {
     spdlog::error("cannot load client configuration: {}", config.status().ToString());
     return 1;
   }
+  // rest_client_* metrics for every request of both clients below.
+  auto registry = std::make_shared<prometheus::Registry>();
+  std::string api_host = config->host;
+  if (auto p = api_host.find("://"); p != std::string::npos) api_host = api_host.substr(p + 3);
+  auto rest_metrics = std::make_shared<metrics::RestClientMetrics>(*registry, api_host);
+  config->observer = [rest_metrics](const k8s::RestConfig::RequestEvent& e) {
+    rest_metrics->Observe(e.method, e.code, e.latency_seconds, e.rate_limiter_seconds);
+  };
   config->qps = flags->kube_api_qps;
   config->burst = flags->kube_api_burst;
   config->user_agent = "draco/0.1";
@@ -284,7 +293,6 @@ int RunMain(int argc, char** argv) {
     return 1;
   }
 
-  auto registry = std::make_shared<prometheus::Registry>();
   metrics::ControllerMetrics metrics(*registry, {"pod", "claim"});
   metrics::WorkqueueMetricsProvider wq_metrics(*registry);
   reconcilers::ClusterCache cache;

@@ -34,7 +34,7 @@ struct Flags {
   std::string health_probe_bind_address = "127.0.0.1:8081";
   double kube_api_qps = 100;
   int kube_api_burst = 200;
-  int workers = 16;
+  int workers = 32;
   bool allocate = true;
   int verbosity = 0;
   std::string log_format = "text";

@@ -36,7 +36,7 @@ TEST(ParseFlagsTest, BareBooleanAndDefaults) {
   EXPECT_FALSE(f->leader_elect);
   EXPECT_TRUE(f->allocate);
   EXPECT_EQ(f->leader_elect_lease_name, "draco");
-  EXPECT_EQ(f->workers, 16);
+  EXPECT_EQ(f->workers, 32);
 }
 
 TEST(ParseFlagsTest, RejectsUnknownAndBadValues) {

@@ -14,12 +14,12 @@
 # a fraction of (write ceiling / writes per pod). Both controllers get the same client QPS.
 #
 # Usage: tests/bench/throughput.sh [--pods 2000] [--nodes 200] [--devices 8] [--qps 5000]
-#        [--workers 16] [--only draco|upstream]
+#        [--workers 48] [--only draco|upstream]
 # Results: printed, and appended as JSON lines to ${DRACO_BENCH_OUT:-/tmp/draco-bench/results.jsonl}.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
-PODS=2000 NODES=200 DEVICES=8 QPS=5000 WORKERS=16 ONLY=""
+PODS=2000 NODES=200 DEVICES=8 QPS=5000 WORKERS=48 ONLY=""
 while (($#)); do
   case $1 in
     --pods) PODS=$2; shift 2 ;;
@@ -60,19 +60,43 @@ echo "== raw write ceiling (ResourceClaim status updates)" >&2
 ceiling=$("$TP" writes -ns bench-writes -n "$PODS" -concurrency 32)
 echo "$ceiling"
 record writes "$ceiling"
+# The ceiling loop writes fake allocations (the same devices many times); wait until they are gone
+# so that draco's double-allocation auditor only sees the benchmark's own claims.
+kubectl wait --for=delete namespace/bench-writes --timeout=180s >/dev/null 2>&1 || true
 wps=$(sed -n 's/.*"writes_per_second":\([0-9.]*\).*/\1/p' <<<"$ceiling")
 # Writes per pod lifecycle, identical on both sides: pod create, claim create, pod status apply,
 # claim allocation (draco: claim created with the finalizer; upstream: +1 finalizer update by the
 # scheduler instead of draco's gate removal), binding, pod Succeeded, claim unreserve+deallocate,
-# finalizer removal, claim delete = 10.
+# finalizer removal, claim delete = 10. draco skips the separate deallocation of a finished pod's
+# generated claim (finalizer off + delete), so it needs 9; ceiling% still uses 10 for both, i.e. it
+# is pods/s relative to what the write ceiling allows at upstream's writes per pod.
 WRITES_PER_POD=10
+
+# cpu_ticks PID: user+system clock ticks of a process (0 when it is gone).
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
+# CPU seconds per component during one side: where the box's 2 cores went.
+declare -A CPU_PIDS=()
+cpu_snapshot() {
+  local n; for n in "${!CPU_PIDS[@]}"; do echo "$n $(cpu_ticks "${CPU_PIDS[$n]}")"; done | sort
+}
+cpu_report() {  # BEFORE AFTER SECONDS
+  local hz; hz=$(getconf CLK_TCK)
+  join <(echo "$1") <(echo "$2") | awk -v hz="$hz" -v s="$3" \
+    '{printf "%s%s=%.1fs", (NR>1?" ":""), $1, ($3-$2)/hz; tot += ($3-$2)/hz} END {printf " total=%.1fs of %.1fs x 2 cores\n", tot, s}'
+}
+for c in kube-apiserver etcd kube-scheduler kube-controller-manager; do
+  [[ -f $D/pids/$c.pid ]] && CPU_PIDS[$c]=$(cat "$D/pids/$c.pid")
+done
 
 side() {
   local name=$1 ns=bench-$1 gate=$2
   echo "== $name: $PODS pods" >&2
-  local r
+  local r before after t0
+  before=$(cpu_snapshot); t0=$SECONDS
   r=$("$TP" run -ns "$ns" -pods "$PODS" -gate="$gate" -concurrency 32)
+  after=$(cpu_snapshot)
   echo "$r"
+  echo "== $name: CPU seconds by process: $(cpu_report "$before" "$after" $((SECONDS - t0)))" >&2
   record "$name" "$r"
   echo "== $name: cleanup" >&2
   "$TP" cleanup -ns "$ns" -timeout 5m
@@ -88,9 +112,10 @@ if [[ $ONLY != draco ]]; then
     --kube-api-qps="$QPS" --kube-api-burst=$((QPS * 2)) --feature-gates="$FEATURE_GATES" --v=1 \
     >"$WORK/kcm-resourceclaim.log" 2>&1 &
   kcm_pid=$!
+  CPU_PIDS[resourceclaim-kcm]=$kcm_pid
   sleep 3
   side upstream false
-  kill "$kcm_pid"; wait "$kcm_pid" 2>/dev/null || true; kcm_pid=""
+  kill "$kcm_pid"; wait "$kcm_pid" 2>/dev/null || true; kcm_pid=""; unset "CPU_PIDS[resourceclaim-kcm]"
 fi
 if [[ $ONLY != upstream ]]; then
   "$BUILD/controller/draco" run --kubeconfig "$KUBECONFIG" --leader-elect=false \
@@ -98,9 +123,11 @@ if [[ $ONLY != upstream ]]; then
     --metrics-bind-address 127.0.0.1:18090 --health-probe-bind-address 127.0.0.1:18091 \
     >"$WORK/draco.log" 2>&1 &
   draco_pid=$!
+  CPU_PIDS[draco]=$draco_pid
   until curl -sf 127.0.0.1:18091/readyz >/dev/null; do sleep 0.5; done
   side draco true
-  curl -s 127.0.0.1:18090/metrics | grep -E '^draco_(allocation_attempts_total|double_allocated_devices|reconcile_total)' >"$WORK/draco-metrics.txt" || true
+  curl -s 127.0.0.1:18090/metrics >"$WORK/draco-metrics-full.txt" || true
+  grep -E '^draco_(allocation_attempts_total|double_allocated_devices|reconcile_total)' "$WORK/draco-metrics-full.txt" >"$WORK/draco-metrics.txt" || true
   kill "$draco_pid"; wait "$draco_pid" 2>/dev/null || true; draco_pid=""
 fi
 

@@ -184,6 +184,8 @@ type tracker struct {
 	podBound     map[string]time.Time
 	claimSeen    map[string]time.Time
 	claimAlloc   map[string]time.Time
+	ungated      map[string]time.Time // pod seen without scheduling gates (gate mode)
+	podClaim     map[string]string    // pod name -> generated claim name
 	completed    map[string]bool
 	boundCount   atomic.Int64
 	completeChan chan *corev1.Pod
@@ -203,15 +205,30 @@ func run(cs *kubernetes.Clientset, ns string, pods int, gate bool, conc int, tim
 		fatal(err)
 	}
 	t := &tracker{podCreated: map[string]time.Time{}, podBound: map[string]time.Time{}, claimSeen: map[string]time.Time{},
-		claimAlloc: map[string]time.Time{}, completed: map[string]bool{}, completeChan: make(chan *corev1.Pod, pods)}
+		claimAlloc: map[string]time.Time{}, ungated: map[string]time.Time{}, podClaim: map[string]string{},
+		completed: map[string]bool{}, completeChan: make(chan *corev1.Pod, pods)}
 	factory := informers.NewSharedInformerFactoryWithOptions(cs, 0, informers.WithNamespace(ns))
 	onPod := func(obj any) {
 		p, ok := obj.(*corev1.Pod)
-		if !ok || p.Spec.NodeName == "" {
+		if !ok {
 			return
 		}
 		now := time.Now()
 		t.mu.Lock()
+		if gate && len(p.Spec.SchedulingGates) == 0 {
+			if _, seen := t.ungated[p.Name]; !seen {
+				t.ungated[p.Name] = now
+			}
+		}
+		for _, st := range p.Status.ResourceClaimStatuses {
+			if st.ResourceClaimName != nil {
+				t.podClaim[p.Name] = *st.ResourceClaimName
+			}
+		}
+		if p.Spec.NodeName == "" {
+			t.mu.Unlock()
+			return
+		}
 		if _, seen := t.podBound[p.Name]; !seen {
 			t.podBound[p.Name] = now
 			t.boundCount.Add(1)
@@ -302,9 +319,32 @@ func run(cs *kubernetes.Clientset, ns string, pods int, gate bool, conc int, tim
 			podLat = append(podLat, b.Sub(c).Seconds()*1000)
 		}
 	}
+	// Per-pod stage breakdown (ms): created -> claim seen -> claim allocated -> gate removed
+	// (gate mode only) -> bound.
+	var sCreate, sAlloc, sUngate, sBind []float64
+	for name, created := range t.podCreated {
+		claim, ok := t.podClaim[name]
+		seen, ok1 := t.claimSeen[claim]
+		alloc, ok2 := t.claimAlloc[claim]
+		bound, ok3 := t.podBound[name]
+		if !ok || !ok1 || !ok2 || !ok3 {
+			continue
+		}
+		sCreate = append(sCreate, seen.Sub(created).Seconds()*1000)
+		last := alloc
+		if u, ok := t.ungated[name]; ok && gate {
+			sUngate = append(sUngate, u.Sub(alloc).Seconds()*1000)
+			last = u
+		}
+		sAlloc = append(sAlloc, alloc.Sub(seen).Seconds()*1000)
+		sBind = append(sBind, bound.Sub(last).Seconds()*1000)
+	}
 	bound := len(t.podBound)
 	t.mu.Unlock()
 	out, _ := json.Marshal(map[string]any{
+		"stage_claim_created_ms_p50": percentile(sCreate, 0.5), "stage_claim_allocated_ms_p50": percentile(sAlloc, 0.5),
+		"stage_gate_removed_ms_p50": percentile(sUngate, 0.5), "stage_bound_ms_p50": percentile(sBind, 0.5),
+		"stage_bound_ms_p90": percentile(sBind, 0.9), "stages_measured": len(sBind),
 		"pods": pods, "bound": bound, "seconds": total, "pods_per_second": float64(bound) / total,
 		"claim_alloc_ms_p50": percentile(claimLat, 0.5), "claim_alloc_ms_p90": percentile(claimLat, 0.9),
 		"claim_alloc_ms_p99": percentile(claimLat, 0.99), "claims_measured": len(claimLat),
