@@ -111,8 +111,13 @@ TEST_F(ControllerTest, GateIsRemovedOnlyAfterTheWatchDeliveredTheAllocation) {
   EXPECT_FALSE(done.load());
   EXPECT_FALSE(writer.pods.at("ns/train").spec.scheduling_gates.empty());
   // The informer delivers the allocated claim: the worker releases the pod at once (no time
-  // passes on the fake clock).
-  Sync();
+  // passes on the fake clock). The fake API server is read before the first event wakes the
+  // worker and not touched again until it is done (FakeWriter is not thread-safe).
+  std::vector<ClaimPtr> watched;
+  for (const auto& [k, c] : writer.claims) {
+    watched.push_back(std::make_shared<const api::ResourceClaim>(c));
+  }
+  for (const auto& c : watched) cache.UpsertClaim(c);
   worker.join();
   EXPECT_TRUE(writer.pods.at("ns/train").spec.scheduling_gates.empty());
 }
