@@ -466,6 +466,21 @@ StatusOr<Result> Controller::AllocateStandalone(const api::ResourceClaim& claim)
 // ---------------------------------------------------------------------------------------------
 // Claims
 
+bool Controller::OwnerPodDone(const api::ResourceClaim& claim) const {
+  std::string owner_uid = OwnerPodUid(claim);
+  if (owner_uid.empty()) return false;
+  PodPtr owner = cache_.GetPod(claim.metadata.namespace_, OwnerPodName(claim));
+  return owner && (owner->metadata.uid != owner_uid || IsPodDone(*owner));
+}
+
+StatusOr<ClaimPtr> Controller::RemoveFinalizer(const api::ResourceClaim& claim) {
+  api::ResourceClaim f = claim;
+  std::erase(f.metadata.finalizers, std::string(kDeleteProtectionFinalizer));
+  auto u = writer_.UpdateClaim(f);
+  if (u.ok()) cache_.AssumeClaim(*u);
+  return u;
+}
+
 StatusOr<Result> Controller::SyncClaim(const std::string& ns, const std::string& name) {
   ClaimPtr claim = cache_.GetClaim(ns, name);
   if (!claim) return Result{};
@@ -500,20 +515,13 @@ StatusOr<Result> Controller::SyncClaim(const std::string& ns, const std::string&
     // order). The devices are free once the object is gone, and the pod is done, so nothing can
     // still use them; if the DELETE fails the next sync deallocates the usual way.
     std::string owner_uid = OwnerPodUid(*claim);
-    PodPtr owner = owner_uid.empty() ? nullptr : cache_.GetPod(ns, OwnerPodName(*claim));
-    bool owner_gone = !owner_uid.empty() &&
-                      (IsDeletedPod(owner_uid) ||
-                       (owner && (owner->metadata.uid != owner_uid || IsPodDone(*owner))));
-    if (owner_gone) {
+    if (!owner_uid.empty() && (IsDeletedPod(owner_uid) || OwnerPodDone(*claim))) {
       if (HasFinalizer(claim->metadata, kDeleteProtectionFinalizer)) {
-        api::ResourceClaim f = *claim;
-        std::erase(f.metadata.finalizers, std::string(kDeleteProtectionFinalizer));
-        auto u = writer_.UpdateClaim(f);
+        auto u = RemoveFinalizer(*claim);
         if (!u.ok()) {
           if (k8s::IsNotFound(u.status())) return Result{};
           return WriteError(u.status(), "remove finalizer of " + ns + "/" + name);
         }
-        cache_.AssumeClaim(*u);
       }
       Status st = writer_.DeleteClaim(ns, name, claim->metadata.uid);
       if (!st.ok() && !k8s::IsNotFound(st)) return WriteError(st, "delete claim " + name);
@@ -540,11 +548,8 @@ StatusOr<Result> Controller::SyncClaim(const std::string& ns, const std::string&
         !claim->metadata.deletion_timestamp) {
       // Keep the finalizer on claims we may allocate again (unreserved but still used by a gated
       // pod); drop it otherwise, as upstream does after deallocation.
-      api::ResourceClaim f = *claim;
-      std::erase(f.metadata.finalizers, std::string(kDeleteProtectionFinalizer));
-      auto u = writer_.UpdateClaim(f);
+      auto u = RemoveFinalizer(*claim);
       if (!u.ok()) return WriteError(u.status(), "remove finalizer of " + ns + "/" + name);
-      cache_.AssumeClaim(*u);
       claim = *u;
     }
   }
@@ -561,27 +566,18 @@ StatusOr<Result> Controller::SyncClaim(const std::string& ns, const std::string&
       cache_.AssumeClaim(*updated);
       claim = *updated;
     }
-    api::ResourceClaim f = *claim;
-    std::erase(f.metadata.finalizers, std::string(kDeleteProtectionFinalizer));
-    auto u = writer_.UpdateClaim(f);
+    auto u = RemoveFinalizer(*claim);
     if (!u.ok() && !k8s::IsNotFound(u.status())) {
       return WriteError(u.status(), "remove finalizer of " + ns + "/" + name);
     }
-    if (u.ok()) cache_.AssumeClaim(*u);
     return Result{};
   }
 
-  if (valid.empty() && !claim->metadata.deletion_timestamp) {
-    std::string owner_uid = OwnerPodUid(*claim);
-    if (!owner_uid.empty()) {
-      PodPtr owner = cache_.GetPod(ns, OwnerPodName(*claim));
-      // Not in the cache: the garbage collector deletes claims of deleted pods.
-      if (owner && (owner->metadata.uid != owner_uid || IsPodDone(*owner))) {
-        Status st = writer_.DeleteClaim(ns, name, claim->metadata.uid);
-        if (!st.ok() && !k8s::IsNotFound(st)) return WriteError(st, "delete claim " + name);
-        return Result{};
-      }
-    }
+  // Not in the cache: the garbage collector deletes claims of deleted pods.
+  if (valid.empty() && !claim->metadata.deletion_timestamp && OwnerPodDone(*claim)) {
+    Status st = writer_.DeleteClaim(ns, name, claim->metadata.uid);
+    if (!st.ok() && !k8s::IsNotFound(st)) return WriteError(st, "delete claim " + name);
+    return Result{};
   }
 
   if (options_.allocate && !claim->status.allocation && !claim->metadata.deletion_timestamp &&

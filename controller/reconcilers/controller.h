@@ -95,6 +95,11 @@ class Controller {
   StatusOr<Result> ReserveForBoundPod(const api::Pod& pod, const PodClaims& claims);
   StatusOr<Result> AllocateForPod(const api::Pod& pod, const PodClaims& claims);
   StatusOr<Result> AllocateStandalone(const api::ResourceClaim& claim);
+  // True when `claim` was generated for a pod that the cache shows finished or replaced (another
+  // UID under the same name). A pod missing from the cache is not "done" here.
+  bool OwnerPodDone(const api::ResourceClaim& claim) const;
+  // PUT without the delete-protection finalizer; the result is assumed into the cache.
+  StatusOr<ClaimPtr> RemoveFinalizer(const api::ResourceClaim& claim);
   // Writes finalizer + allocation (+ reservation) for `claims`; returns updated claims.
   Status WriteAllocations(const api::Pod* pod, const std::vector<ClaimPtr>& claims,
                           const std::vector<api::AllocationResult>& results);

@@ -33,14 +33,6 @@ StatusOr<alloc::ResourceClaim> ToAllocClaim(const api::ResourceClaim& claim) {
   return c;
 }
 
-StatusOr<alloc::AllocationResult> ToAllocResult(const api::AllocationResult& r) {
-  std::string json = api::Encode(r);
-  rapidjson::Document d;
-  d.Parse(json.data(), json.size());
-  if (d.HasParseError()) return InternalError("re-encoded allocation is not JSON");
-  return alloc::DecodeAllocationResult(d);
-}
-
 StatusOr<api::AllocationResult> FromAllocResult(const alloc::AllocationResult& r) {
   return api::Decode<api::AllocationResult>(alloc::AllocationResultToJson(r));
 }

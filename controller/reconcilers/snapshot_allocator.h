@@ -53,7 +53,6 @@ class SnapshotAllocator : public ClaimAllocator {
 
 // Conversions between controller/api and the allocator model (through their JSON forms).
 StatusOr<alloc::ResourceClaim> ToAllocClaim(const api::ResourceClaim& claim);
-StatusOr<alloc::AllocationResult> ToAllocResult(const api::AllocationResult& r);
 StatusOr<api::AllocationResult> FromAllocResult(const alloc::AllocationResult& r);
 alloc::Node ToAllocNode(const api::Node& node);
 
