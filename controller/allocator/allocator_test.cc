@@ -6,9 +6,13 @@
 
 #include "controller/allocator/explain.h"
 #include "controller/allocator/scenario.h"
+#include "controller/allocator/test_builders.h"
 
 namespace draco::alloc {
 namespace {
+
+using testing::Claim;
+using testing::GpuClass;
 
 ResourceSlice Slice(const std::string& node, int devices) {
   ResourceSlice s;
@@ -36,28 +40,6 @@ DeviceRequestAllocationResult Result(const std::string& device) {
   r.pool = "n0";
   r.device = device;
   return r;
-}
-
-DeviceClass GpuClass() {
-  DeviceClass c;
-  c.name = "gpu";
-  c.selectors.push_back("device.driver == \"gpu.example.com\"");
-  return c;
-}
-
-ResourceClaim Claim(const std::string& name, int64_t count) {
-  ResourceClaim c;
-  c.name = name;
-  c.namespace_name = "default";
-  DeviceRequest r;
-  r.name = "gpus";
-  r.exactly = RequestSpec{};
-  r.exactly->name = "gpus";
-  r.exactly->device_class_name = "gpu";
-  r.exactly->count = count;
-  c.requests.push_back(std::move(r));
-  DefaultClaim(c);
-  return c;
 }
 
 std::unique_ptr<Allocator> New(std::vector<ResourceSlice> slices,

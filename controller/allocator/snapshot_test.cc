@@ -11,9 +11,13 @@
 
 #include "controller/allocator/allocator.h"
 #include "controller/allocator/allocator_impl.h"
+#include "controller/allocator/test_builders.h"
 
 namespace draco::alloc {
 namespace {
+
+using testing::Claim;
+using testing::GpuClass;
 
 constexpr char kDriver[] = "gpu.example.com";
 
@@ -32,28 +36,6 @@ ResourceSlice Slice(const std::string& pool, int devices, const std::string& nod
     s.devices.push_back(std::move(d));
   }
   return s;
-}
-
-DeviceClass Class() {
-  DeviceClass c;
-  c.name = "gpu";
-  c.selectors.push_back("device.driver == \"gpu.example.com\"");
-  return c;
-}
-
-ResourceClaim Claim(const std::string& name, int64_t count) {
-  ResourceClaim c;
-  c.name = name;
-  c.namespace_name = "default";
-  DeviceRequest r;
-  r.name = "gpus";
-  r.exactly = RequestSpec{};
-  r.exactly->name = "gpus";
-  r.exactly->device_class_name = "gpu";
-  r.exactly->count = count;
-  c.requests.push_back(std::move(r));
-  DefaultClaim(c);
-  return c;
 }
 
 // An allocated claim holding `devices` of `pool`.
@@ -92,7 +74,7 @@ std::string Pick(Allocator& a, const std::string& node, int64_t count) {
 }
 
 TEST(SnapshotLazyTest, PoolsAreIndexedOnFirstUseOnly) {
-  auto snap = Snapshot::Build(Features{}, {Class()}, {Slice("n0", 2), Slice("n1", 2)}, {});
+  auto snap = Snapshot::Build(Features{}, {GpuClass()}, {Slice("n0", 2), Slice("n1", 2)}, {});
   EXPECT_FALSE(snap->IsPoolIndexed(kDriver, "n0"));
   EXPECT_FALSE(snap->IsPoolIndexed(kDriver, "n1"));
   auto a = Allocator::Create(Cfg(), snap, std::vector<ResourceClaim>{Existing("n1", {"gpu-0"})});
@@ -107,8 +89,8 @@ TEST(SnapshotLazyTest, PoolsAreIndexedOnFirstUseOnly) {
 }
 
 TEST(SnapshotLazyTest, WithSliceAndWithoutSliceShareUntouchedPools) {
-  auto snap =
-      Snapshot::Build(Features{}, {Class()}, {Slice("n0", 2), Slice("n1", 2), Slice("n2", 2)}, {});
+  auto snap = Snapshot::Build(Features{}, {GpuClass()},
+                              {Slice("n0", 2), Slice("n1", 2), Slice("n2", 2)}, {});
   auto grown = snap->WithSlice(Slice("n1", 3));
   EXPECT_TRUE(grown->SharesPoolIndex(*snap, kDriver, "n0"));
   EXPECT_FALSE(grown->SharesPoolIndex(*snap, kDriver, "n1"));
@@ -144,7 +126,7 @@ TEST(SnapshotLazyTest, DuplicateNamesAcrossGenerationsShareTheIdentity) {
     std::vector<ResourceSlice> slices = {Slice("p", n, "n0", 1, "-old"),
                                          Slice("p", n, "n0", 2, "-new")};
     std::vector<ResourceClaim> claims = {Existing("p", {"gpu-0"})};
-    auto snap = Snapshot::Build(Features{}, {Class()}, slices, {});
+    auto snap = Snapshot::Build(Features{}, {GpuClass()}, slices, {});
     auto eager = Allocator::Create(Cfg(), snap, claims);
     auto lazy =
         Allocator::Create(Cfg(), snap, std::make_shared<const std::vector<ResourceClaim>>(claims));
@@ -172,7 +154,7 @@ TEST(SnapshotLazyTest, LazyClaimResolutionMatchesEagerOnEveryPool) {
   }
   claims.push_back(Existing("unknown-pool", {"gpu-0"}));
   claims.push_back(Existing("n5", {"no-such-device"}));
-  auto snap = Snapshot::Build(Features{}, {Class()}, slices, {});
+  auto snap = Snapshot::Build(Features{}, {GpuClass()}, slices, {});
   auto shared = std::make_shared<const std::vector<ResourceClaim>>(claims);
   auto eager = Allocator::Create(Cfg(), snap, claims);
   auto lazy = Allocator::Create(Cfg(), snap, shared);
@@ -205,7 +187,7 @@ TEST(SnapshotLazyTest, LazyClaimsFeedPolicyNodeOrdering) {
   Allocator::Config cfg = Cfg();
   cfg.policies = {p};
   std::vector<Node> nodes = {N("n0"), N("n1"), N("n2"), N("n3")};
-  auto snap = Snapshot::Build(Features{}, {Class()},
+  auto snap = Snapshot::Build(Features{}, {GpuClass()},
                               {Slice("n0", 4), Slice("n1", 4), Slice("n2", 4), Slice("n3", 4)}, {});
   std::vector<ResourceClaim> claims = {Existing("n1", {"gpu-0"}),
                                        Existing("n2", {"gpu-1", "gpu-2"})};
@@ -223,7 +205,7 @@ TEST(SnapshotLazyTest, LazyClaimsFeedPolicyNodeOrdering) {
 }
 
 TEST(SnapshotLazyTest, RebaseMovesInUseDevicesOfTheChangedSliceByName) {
-  auto snap = Snapshot::Build(Features{}, {Class()}, {Slice("n0", 2), Slice("n1", 3)}, {});
+  auto snap = Snapshot::Build(Features{}, {GpuClass()}, {Slice("n0", 2), Slice("n1", 3)}, {});
   auto a = Allocator::Create(
       Cfg(), snap,
       std::vector<ResourceClaim>{Existing("n0", {"gpu-1"}), Existing("n1", {"gpu-0", "gpu-2"})});
@@ -253,7 +235,7 @@ TEST(SnapshotLazyTest, RebaseMovesInUseDevicesOfTheChangedSliceByName) {
   auto direct = Allocator::CreateFromState(Cfg(), next2, state);
   EXPECT_EQ((*twice)->State()->data().ident, (*direct)->State()->data().ident);
   // A snapshot of another lineage (built separately) is matched by names.
-  auto rebuilt = Snapshot::Build(Features{}, {Class()}, {Slice("n1", 3), Slice("n0", 2)}, {});
+  auto rebuilt = Snapshot::Build(Features{}, {GpuClass()}, {Slice("n1", 3), Slice("n0", 2)}, {});
   auto c = Allocator::CreateFromState(Cfg(), rebuilt, state);
   EXPECT_EQ(Pick(**c, "n1", 1), "gpu-1");
   EXPECT_EQ(Pick(**c, "n0", 1), "gpu-0");
@@ -262,7 +244,7 @@ TEST(SnapshotLazyTest, RebaseMovesInUseDevicesOfTheChangedSliceByName) {
 // A long chain of updates (past the point where a derived snapshot re-creates its pool indexes)
 // keeps carrying the allocated state, step by step and in one jump.
 TEST(SnapshotLazyTest, LongUpdateChainsKeepTheState) {
-  auto first = Snapshot::Build(Features{}, {Class()}, {Slice("n0", 4), Slice("n1", 4)}, {});
+  auto first = Snapshot::Build(Features{}, {GpuClass()}, {Slice("n0", 4), Slice("n1", 4)}, {});
   auto a = Allocator::Create(
       Cfg(), first,
       std::vector<ResourceClaim>{Existing("n0", {"gpu-0", "gpu-3"}), Existing("n1", {"gpu-1"})});
@@ -298,7 +280,7 @@ TEST(SnapshotLazyTest, TaintRulesCopyOnlyTheSlicesTheyApplyTo) {
   rule.taint.effect = "NoSchedule";
   auto s0 = std::make_shared<const ResourceSlice>(Slice("n0", 2));
   auto s1 = std::make_shared<const ResourceSlice>(Slice("n1", 2));
-  auto snap = Snapshot::Build(f, {Class()}, {s0, s1}, {rule});
+  auto snap = Snapshot::Build(f, {GpuClass()}, {s0, s1}, {rule});
   EXPECT_EQ(snap->data().slices.ptrs_[0], s0);  // shared, not copied
   EXPECT_NE(snap->data().slices.ptrs_[1], s1);  // copied and tainted
   EXPECT_TRUE(s1->devices[1].taints.empty());
@@ -323,13 +305,13 @@ TEST(SnapshotLazyTest, ConcurrentAllocatorsOverOneSnapshot) {
   }
   auto shared = std::make_shared<const std::vector<ResourceClaim>>(claims);
   // Expected answers from a private snapshot.
-  auto ref_snap = Snapshot::Build(Features{}, {Class()}, slices, {});
+  auto ref_snap = Snapshot::Build(Features{}, {GpuClass()}, slices, {});
   auto ref = Allocator::Create(Cfg(), ref_snap, claims);
   std::vector<std::string> want;
   for (int i = 0; i < 16; ++i) want.push_back(Pick(**ref, "n" + std::to_string(i), 2));
   auto ref_state = (*ref)->State();
 
-  auto snap = Snapshot::Build(Features{}, {Class()}, slices, {});
+  auto snap = Snapshot::Build(Features{}, {GpuClass()}, slices, {});
   Allocator::Config cfg = Cfg();  // one SelectorCompiler shared by all threads
   std::vector<std::string> got(4 * 16);
   std::vector<std::thread> threads;
