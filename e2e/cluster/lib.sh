@@ -56,7 +56,7 @@ start_apiserver() {
     --service-cluster-ip-range=10.0.0.0/24 \
     --disable-admission-plugins=ServiceAccount,TaintNodesByCondition \
     --endpoint-reconciler-type=none --allow-privileged=true \
-    --feature-gates="$FEATURE_GATES" --profiling=false --v=1
+    --feature-gates="$FEATURE_GATES" --profiling="${DRACO_APISERVER_PROFILING:-false}" --v=1
 }
 
 apiserver_ready() { curl -sf --cacert "$D/pki/ca.crt" "https://127.0.0.1:$API_PORT/readyz"; }
