@@ -92,16 +92,57 @@ StatusOr<PodPtr> RestApiWriter::ApplyPodClaimStatuses(
                                  k8s::PatchType::kApply, sb.GetString(), opts, "status"));
 }
 
-StatusOr<PodPtr> RestApiWriter::RemoveSchedulingGate(const api::Pod& pod, std::string_view gate) {
+namespace {
+
+void PinRequirement(Writer& w, std::string_view node) {
+  w.StartObject();
+  Str(w, "key", "metadata.name");
+  Str(w, "operator", "In");
+  w.Key("values");
+  w.StartArray();
+  w.String(node.data(), static_cast<rapidjson::SizeType>(node.size()));
+  w.EndArray();
+  w.EndObject();
+}
+
+// Writes `{"op":"add","path":path,"value":` and leaves the value to the caller.
+void AddOp(Writer& w, const std::string& path) {
+  w.StartObject();
+  Str(w, "op", "add");
+  Str(w, "path", path);
+  w.Key("value");
+}
+
+}  // namespace
+
+std::optional<std::string> GateRemovalPatch(const api::Pod& pod, std::string_view gate,
+                                            std::string_view pin_node) {
   int index = -1;
   for (size_t i = 0; i < pod.spec.scheduling_gates.size(); ++i) {
     if (pod.spec.scheduling_gates[i].name == gate) index = static_cast<int>(i);
   }
-  if (index < 0) return PodPtr(nullptr);
+  if (index < 0) return std::nullopt;
+  const api::NodeAffinity* na = pod.spec.affinity && pod.spec.affinity->node_affinity
+                                    ? &*pod.spec.affinity->node_affinity
+                                    : nullptr;
+  const api::NodeSelector* required =
+      na && na->required_during_scheduling_ignored_during_execution
+          ? &*na->required_during_scheduling_ignored_during_execution
+          : nullptr;
+  // A required affinity without terms matches no node; adding to it would change nothing useful.
+  if (required && required->node_selector_terms.empty()) pin_node = {};
   std::string path = "/spec/schedulingGates/" + std::to_string(index);
   rapidjson::StringBuffer sb;
   Writer w(sb);
   w.StartArray();
+  if (!pin_node.empty()) {
+    // The additions below are computed from this version of the pod.
+    w.StartObject();
+    Str(w, "op", "test");
+    Str(w, "path", "/metadata/resourceVersion");
+    Str(w, "value", pod.metadata.resource_version);
+    w.EndObject();
+  }
   w.StartObject();
   Str(w, "op", "test");
   Str(w, "path", path + "/name");
@@ -111,20 +152,102 @@ StatusOr<PodPtr> RestApiWriter::RemoveSchedulingGate(const api::Pod& pod, std::s
   Str(w, "op", "remove");
   Str(w, "path", path);
   w.EndObject();
-  w.EndArray();
-  auto r = client_.Patch(k8s::kPods, pod.metadata.namespace_, pod.metadata.name,
-                         k8s::PatchType::kJsonPatch, sb.GetString());
-  if (r.ok()) return DecodePod(r);
-  if (k8s::IsNotFound(r.status())) return r.status();
-  // The test failed: our cached pod was stale. Look at the live pod and retry once.
-  auto live = GetPodLive(pod.metadata.namespace_, pod.metadata.name);
-  if (!live.ok()) return live.status();
-  if (!*live || (*live)->metadata.uid != pod.metadata.uid) {
-    return k8s::ApiError{404, "NotFound", "pod is gone", {}, 0, "", "", ""}.ToStatus();
+  if (!pin_node.empty()) {
+    auto selector = [&] {
+      w.StartObject();
+      w.Key("nodeSelectorTerms");
+      w.StartArray();
+      w.StartObject();
+      w.Key("matchFields");
+      w.StartArray();
+      PinRequirement(w, pin_node);
+      w.EndArray();
+      w.EndObject();
+      w.EndArray();
+      w.EndObject();
+    };
+    if (!pod.spec.affinity) {
+      AddOp(w, "/spec/affinity");
+      w.StartObject();
+      w.Key("nodeAffinity");
+      w.StartObject();
+      w.Key("requiredDuringSchedulingIgnoredDuringExecution");
+      selector();
+      w.EndObject();
+      w.EndObject();
+      w.EndObject();
+    } else if (!na) {
+      AddOp(w, "/spec/affinity/nodeAffinity");
+      w.StartObject();
+      w.Key("requiredDuringSchedulingIgnoredDuringExecution");
+      selector();
+      w.EndObject();
+      w.EndObject();
+    } else if (!required) {
+      AddOp(w, "/spec/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution");
+      selector();
+      w.EndObject();
+    } else {
+      // Terms are ORed: the requirement goes into every term. For a gated pod the API server
+      // accepts additions to a term's requirements (it refuses any other change).
+      const std::string terms =
+          "/spec/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution/"
+          "nodeSelectorTerms/";
+      for (size_t i = 0; i < required->node_selector_terms.size(); ++i) {
+        const auto& fields = required->node_selector_terms[i].match_fields;
+        if (fields.empty()) {
+          AddOp(w, terms + std::to_string(i) + "/matchFields");
+          w.StartArray();
+          PinRequirement(w, pin_node);
+          w.EndArray();
+        } else {
+          AddOp(w, terms + std::to_string(i) + "/matchFields/-");
+          PinRequirement(w, pin_node);
+        }
+        w.EndObject();
+      }
+    }
   }
-  if (!HasSchedulingGate(**live, gate)) return *live;
-  if ((*live)->spec.scheduling_gates == pod.spec.scheduling_gates) return r.status();
-  return RemoveSchedulingGate(**live, gate);
+  w.EndArray();
+  return std::string(sb.GetString(), sb.GetSize());
+}
+
+StatusOr<PodPtr> RestApiWriter::RemoveSchedulingGate(const api::Pod& pod, std::string_view gate,
+                                                     const std::string& pin_node) {
+  const api::Pod* current = &pod;
+  PodPtr live_holder;
+  std::string pin = pin_node;
+  constexpr int kAttempts = 3;
+  for (int attempt = 1;; ++attempt) {
+    auto patch = GateRemovalPatch(*current, gate, pin);
+    if (!patch) return attempt == 1 ? PodPtr(nullptr) : live_holder;
+    auto r = client_.Patch(k8s::kPods, current->metadata.namespace_, current->metadata.name,
+                           k8s::PatchType::kJsonPatch, *patch);
+    if (r.ok()) return DecodePod(r);
+    if (k8s::IsNotFound(r.status()) || attempt == kAttempts) return r.status();
+    // A test failed (our cached pod was stale) or the server refused the patch: look at the live
+    // pod and decide.
+    auto live = GetPodLive(pod.metadata.namespace_, pod.metadata.name);
+    if (!live.ok()) return live.status();
+    if (!*live || (*live)->metadata.uid != pod.metadata.uid) {
+      return k8s::ApiError{404, "NotFound", "pod is gone", {}, 0, "", "", ""}.ToStatus();
+    }
+    if (!HasSchedulingGate(**live, gate)) return *live;
+    const bool stale =
+        (*live)->metadata.resource_version != current->metadata.resource_version &&
+        (!pin.empty() || (*live)->spec.scheduling_gates != current->spec.scheduling_gates);
+    if (!stale) {
+      // The patch matched the live pod and was refused anyway.
+      if (pin.empty()) return r.status();
+      spdlog::warn(
+          "pod {}/{}: API server refused pinning to node {} ({}); removing the gate "
+          "without it",
+          pod.metadata.namespace_, pod.metadata.name, pin, r.status().ToString());
+      pin.clear();
+    }
+    live_holder = *live;
+    current = live_holder.get();
+  }
 }
 
 StatusOr<PodPtr> RestApiWriter::GetPodLive(const std::string& ns, const std::string& name) {

@@ -15,6 +15,7 @@
 #include <deque>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -37,7 +38,8 @@ class RestApiWriter : public ApiWriter {
                      const std::string& uid) override;
   StatusOr<PodPtr> ApplyPodClaimStatuses(
       const api::Pod& pod, const std::vector<api::PodResourceClaimStatus>& statuses) override;
-  StatusOr<PodPtr> RemoveSchedulingGate(const api::Pod& pod, std::string_view gate) override;
+  StatusOr<PodPtr> RemoveSchedulingGate(const api::Pod& pod, std::string_view gate,
+                                        const std::string& pin_node) override;
   StatusOr<PodPtr> GetPodLive(const std::string& ns, const std::string& name) override;
 
  private:
@@ -71,6 +73,14 @@ class AsyncEventRecorder : public EventSink {
   bool stop_ = false;
   std::thread thread_;
 };
+
+// The JSON patch RestApiWriter::RemoveSchedulingGate sends (exposed for tests): a test of the
+// gate entry and its removal; with a non-empty `pin_node` also a test of metadata.resourceVersion
+// and the additions that AND `metadata.name In [pin_node]` into every required node affinity term
+// (or create the required affinity when the pod has none). nullopt when `gate` is not on the pod.
+// With `pin_node`, a pod whose required affinity has no terms (it matches no node) is not pinned.
+std::optional<std::string> GateRemovalPatch(const api::Pod& pod, std::string_view gate,
+                                            std::string_view pin_node);
 
 // The core/v1 Event body for `item` (exposed for tests).
 std::string EventJson(const EventTarget& target, std::string_view type, std::string_view reason,

@@ -136,6 +136,15 @@ void AddRequests(const api::ResourceList& list, PodRequests& acc) {
 }
 }  // namespace
 
+bool SelectsOnlyNode(const std::optional<api::NodeSelector>& selector, std::string_view node) {
+  if (!selector || selector->node_selector_terms.size() != 1) return false;
+  const auto& term = selector->node_selector_terms.front();
+  if (!term.match_expressions.empty() || term.match_fields.size() != 1) return false;
+  const auto& r = term.match_fields.front();
+  return r.key == "metadata.name" && r.operator_ == "In" && r.values.size() == 1 &&
+         r.values.front() == node;
+}
+
 PodRequests ComputePodRequests(const api::Pod& pod) {
   PodRequests sum;
   for (const auto& c : pod.spec.containers) AddRequests(c.resources.requests, sum);

@@ -47,6 +47,10 @@ bool IsClaimForPod(const api::ResourceClaim& claim, const api::Pod& pod);
 bool IsReservedFor(const api::ResourceClaim& claim, std::string_view uid);
 bool HasFinalizer(const api::ObjectMeta& meta, std::string_view finalizer);
 bool WantsImmediateAllocation(const api::ResourceClaim& claim);
+// True when `selector` (an allocation's nodeSelector) selects node `node` and no other: one term
+// whose only requirement is `metadata.name In [node]`, as the allocator writes for node-local
+// devices.
+bool SelectsOnlyNode(const std::optional<api::NodeSelector>& selector, std::string_view node);
 
 // The generateName for a claim from a template: "<pod>-<claim>-", shortened proportionally when
 // longer than 57 characters (then without the trailing dash), exactly as upstream.

@@ -263,7 +263,7 @@ StatusOr<Result> Controller::SyncPod(const std::string& ns, const std::string& n
   if (pod->spec.resource_claims.empty()) {
     // A gated pod without claims has nothing to wait for.
     if (options_.allocate && HasSchedulingGate(*pod) && pod->spec.node_name.empty()) {
-      auto r = writer_.RemoveSchedulingGate(*pod, kSchedulingGate);
+      auto r = writer_.RemoveSchedulingGate(*pod, kSchedulingGate, "");
       if (!r.ok() && !k8s::IsNotFound(r.status())) return r.status();
     }
     return Result{};
@@ -316,6 +316,7 @@ StatusOr<Result> Controller::AllocateForPod(const api::Pod& pod, const PodClaims
     (c->status.allocation ? allocated : to_allocate).push_back(c);
   }
   std::string node;
+  bool pin = false;  // an allocation restricts the pod to `node` alone
   {
     std::unique_lock<std::mutex> l(alloc_mu_);
     for (const auto& c : to_allocate) {
@@ -353,6 +354,7 @@ StatusOr<Result> Controller::AllocateForPod(const api::Pod& pod, const PodClaims
       }
       if (metrics_) metrics_->ObserveAllocation(metrics::AllocationResult::kSuccess, secs);
       node = resp.node;
+      for (const auto& r : resp.results) pin = pin || SelectsOnlyNode(r.node_selector, node);
       for (const auto& c : to_allocate) allocating_.insert(ClaimKey(*c));
       cache_.NominatePod(pod_key, node, ComputePodRequests(pod));
       l.unlock();
@@ -372,6 +374,8 @@ StatusOr<Result> Controller::AllocateForPod(const api::Pod& pod, const PodClaims
     }
     if (to_allocate.empty()) cache_.NominatePod(pod_key, node, ComputePodRequests(pod));
   }
+  for (const auto& c : allocated)
+    pin = pin || SelectsOnlyNode(c->status.allocation->node_selector, node);
   if (options_.release_after_observed) {
     std::vector<ClaimPtr> current;
     for (const auto& c : pc.claims) {
@@ -383,7 +387,11 @@ StatusOr<Result> Controller::AllocateForPod(const api::Pod& pod, const PodClaims
           std::chrono::duration_cast<std::chrono::milliseconds>(options_.observe_timeout).count());
     }
   }
-  auto released = writer_.RemoveSchedulingGate(pod, kSchedulingGate);
+  // This pass may have applied the pod's status: patch the newest version we know.
+  PodPtr latest = cache_.GetPod(pod.metadata.namespace_, pod.metadata.name);
+  const api::Pod& target = latest && latest->metadata.uid == pod.metadata.uid ? *latest : pod;
+  auto released = writer_.RemoveSchedulingGate(target, kSchedulingGate,
+                                               options_.pin_node && pin ? node : std::string());
   if (!released.ok()) {
     if (k8s::IsNotFound(released.status())) return Result{};
     cache_.ClearNomination(pod_key);

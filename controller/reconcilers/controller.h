@@ -56,6 +56,11 @@ struct ControllerOptions {
   // releases the pod anyway (kube-scheduler recovers from the race by itself, only slower).
   bool release_after_observed = true;
   Clock::Duration observe_timeout = std::chrono::seconds(2);
+  // When a claim's allocation restricts the pod to exactly one node (node-local devices), the
+  // gate removal also adds that node as a required node affinity (see
+  // ApiWriter::RemoveSchedulingGate). The pod's placement is unchanged, but kube-scheduler then
+  // filters one node instead of all of them.
+  bool pin_node = true;
 };
 
 class Controller {

@@ -158,11 +158,33 @@ TEST_F(ControllerTest, GatedPodGetsClaimAllocationAndLosesGate) {
   // Finalizer set at create: create, apply, status, ungate = 4 writes, no separate update.
   EXPECT_EQ(writer.Count("update"), 0);
   EXPECT_EQ(writer.calls.size(), 4u);
+  // The allocation is node-local: the gate removal pins the pod to that node.
+  EXPECT_EQ(
+      writer.calls.back(),
+      "ungate train pin " +
+          c.status.allocation->node_selector->node_selector_terms[0].match_fields[0].values[0]);
   // A second sync (stale informer or not) changes nothing.
   Sync();
   writer.calls.clear();
   ASSERT_TRUE(ctrl.SyncPod("ns", "train").ok());
   EXPECT_TRUE(writer.calls.empty()) << writer.calls.front();
+}
+
+TEST_F(ControllerTest, NoPinWhenTheAllocationDoesNotRestrictThePodToOneNode) {
+  allocator.network_attached = true;
+  AddPod(MakePod("a"));
+  ASSERT_TRUE(ctrl.SyncPod("ns", "a").ok());
+  EXPECT_EQ(writer.calls.back(), "ungate a");
+}
+
+TEST_F(ControllerTest, NoPinWhenDisabled) {
+  ControllerOptions o;
+  o.observe_timeout = Clock::Duration::zero();
+  o.pin_node = false;
+  Controller c2{cache, writer, allocator, events, queue, clock, nullptr, o};
+  AddPod(MakePod("b"));
+  ASSERT_TRUE(c2.SyncPod("ns", "b").ok());
+  EXPECT_EQ(writer.calls.back(), "ungate b");
 }
 
 TEST_F(ControllerTest, FailedStatusApplyNeverCreatesDuplicateClaim) {

@@ -36,8 +36,15 @@ class ApiWriter {
   // field manager owns.
   virtual StatusOr<PodPtr> ApplyPodClaimStatuses(
       const api::Pod& pod, const std::vector<api::PodResourceClaimStatus>& statuses) = 0;
-  // Removes scheduling gate `gate` (JSON patch guarded by a test of the entry).
-  virtual StatusOr<PodPtr> RemoveSchedulingGate(const api::Pod& pod, std::string_view gate) = 0;
+  // Removes scheduling gate `gate` (JSON patch guarded by a test of the entry). Returns nullptr
+  // when the gate is not there. When `pin_node` is not empty, the same patch ANDs a required node
+  // affinity requirement `metadata.name In [pin_node]` into the pod (guarded by a test of the
+  // pod's resourceVersion), so kube-scheduler's NodeAffinity PreFilter narrows its search to that
+  // node. Callers pin only when the claims' allocation already restricts the pod to `pin_node`,
+  // which makes the requirement redundant for the pod's placement. If the API server refuses the
+  // affinity (and the pod had not changed), the gate is removed without it.
+  virtual StatusOr<PodPtr> RemoveSchedulingGate(const api::Pod& pod, std::string_view gate,
+                                                const std::string& pin_node) = 0;
   // Live GET; nullptr when the pod does not exist.
   virtual StatusOr<PodPtr> GetPodLive(const std::string& ns, const std::string& name) = 0;
 };

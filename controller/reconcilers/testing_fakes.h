@@ -118,8 +118,9 @@ class FakeWriter : public ApiWriter {
     pods[K(pod.metadata.namespace_, pod.metadata.name)] = p;
     return std::make_shared<const api::Pod>(p);
   }
-  StatusOr<PodPtr> RemoveSchedulingGate(const api::Pod& pod, std::string_view gate) override {
-    calls.push_back("ungate " + pod.metadata.name);
+  StatusOr<PodPtr> RemoveSchedulingGate(const api::Pod& pod, std::string_view gate,
+                                        const std::string& pin_node) override {
+    calls.push_back("ungate " + pod.metadata.name + (pin_node.empty() ? "" : " pin " + pin_node));
     Status st;
     if (Fail("ungate", &st)) return st;
     api::Pod p = pods.count(K(pod.metadata.namespace_, pod.metadata.name))
@@ -173,6 +174,8 @@ class FakeAllocator : public ClaimAllocator {
   int invalidations = 0;
   int next_device = 0;
   std::vector<std::string> last_candidates;
+  // Results without a nodeSelector (devices reachable from every node) instead of node-local.
+  bool network_attached = false;
   AllocateResponse Allocate(const AllocateRequest& req) override {
     ++calls;
     last_candidates.clear();
@@ -201,7 +204,7 @@ class FakeAllocator : public ClaimAllocator {
       req_.values = {r.node};
       t.match_fields.push_back(req_);
       ns.node_selector_terms.push_back(t);
-      a.node_selector = ns;
+      if (!network_attached) a.node_selector = ns;
       r.results.push_back(a);
     }
     return r;

@@ -117,7 +117,8 @@ StatusOr<Flags> ParseFlags(int argc, char** argv) {
       value = name.substr(eq + 1);
       name = name.substr(0, eq);
     }
-    const bool is_bool = name == "leader-elect" || name == "allocate";
+    const bool is_bool =
+        name == "leader-elect" || name == "allocate" || name == "pin-allocated-node";
     if (!value && !is_bool) {
       if (i + 1 >= argc) return InvalidArgumentError("flag --" + name + " needs a value");
       value = argv[++i];
@@ -138,6 +139,8 @@ StatusOr<Flags> ParseFlags(int argc, char** argv) {
       st = set_bool(f.leader_elect);
     } else if (name == "allocate") {
       st = set_bool(f.allocate);
+    } else if (name == "pin-allocated-node") {
+      st = set_bool(f.pin_allocated_node);
     } else if (name == "leader-elect-namespace") {
       f.leader_elect_namespace = v;
     } else if (name == "leader-elect-lease-name") {
@@ -210,6 +213,9 @@ std::string FlagUsage() {
        std::to_string(d.workers) + ")\n";
   u += "  --allocate BOOL                    allocate claims (default true; false = lifecycle "
        "only)\n";
+  u += "  --pin-allocated-node BOOL          when an allocation is node-local, release the pod\n"
+       "                                     with that node as required node affinity, so\n"
+       "                                     kube-scheduler checks one node (default true)\n";
   u += "  --allocation-policy-recheck-interval SECONDS\n"
        "                                     look for the AllocationPolicy CRD again while it is\n"
        "                                     not installed (default " +
@@ -437,6 +443,7 @@ int RunMain(int argc, char** argv) {
     allocator = std::make_unique<reconcilers::SnapshotAllocator>(cache, ac);
     reconcilers::ControllerOptions co;
     co.allocate = flags->allocate;
+    co.pin_node = flags->pin_allocated_node;
     controller = std::make_unique<reconcilers::Controller>(cache, *writer, *allocator, *recorder,
                                                            *enqueuer, clock, &metrics, co);
     informers.SetEventSink(recorder.get());

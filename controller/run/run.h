@@ -9,6 +9,8 @@
 //   --kube-api-qps Q / --kube-api-burst B   client rate limit (default 100 / 200)
 //   --workers N                    reconcile threads (default 16)
 //   --allocate[=true|false]        allocate gated pods and immediate claims (default true)
+//   --pin-allocated-node[=BOOL]    add the node of node-local allocations as required node
+//                                  affinity when releasing the pod (default true)
 //   -v N / --v N                   log verbosity (0 info, 1-3 debug, 4+ trace)
 //   --log-format text|json         log format (default text)
 // Lifecycle: informers start at once (a standby replica keeps a warm cache); on becoming leader
@@ -36,6 +38,7 @@ struct Flags {
   int kube_api_burst = 200;
   int workers = 32;
   bool allocate = true;
+  bool pin_allocated_node = true;
   int verbosity = 0;
   std::string log_format = "text";
   // How often to look again for the AllocationPolicy CRD while it is not installed.

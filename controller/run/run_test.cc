@@ -66,5 +66,16 @@ TEST(ParseFlagsTest, HelpAndPolicyRecheckInterval) {
   EXPECT_FALSE(Parse({"--allocation-policy-recheck-interval=0"}).ok());
 }
 
+TEST(ParseFlagsTest, PinAllocatedNode) {
+  EXPECT_TRUE(Parse({})->pin_allocated_node);
+  EXPECT_FALSE(Parse({"--pin-allocated-node=false"})->pin_allocated_node);
+  auto bare = Parse({"--pin-allocated-node", "--workers=3"});
+  ASSERT_TRUE(bare.ok()) << bare.status();
+  EXPECT_TRUE(bare->pin_allocated_node);
+  EXPECT_EQ(bare->workers, 3);
+  EXPECT_FALSE(Parse({"--pin-allocated-node=maybe"}).ok());
+  EXPECT_NE(FlagUsage().find("--pin-allocated-node"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace draco::run

@@ -30,12 +30,37 @@ YAML
   gated_pod $NS train-b one-dev
   gated_pod $NS infer-a "" shared
   gated_pod $NS infer-b "" shared
+  # A pod with its own node affinity: draco's pin is ANDed into its term.
+  gated_pod $NS train-c one-dev
+  cat <<YAML
+  affinity:
+    nodeAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+        nodeSelectorTerms:
+        - matchExpressions: [{key: kubernetes.io/os, operator: In, values: [linux]}]
+      preferredDuringSchedulingIgnoredDuringExecution:
+      - weight: 10
+        preference: {matchExpressions: [{key: kubernetes.io/arch, operator: In, values: [amd64]}]}
+YAML
 } | k apply -f - >/dev/null
-pass "created template, shared claim and 4 gated pods"
+pass "created template, shared claim and 5 gated pods"
 
-for p in train-a train-b infer-a infer-b; do
+for p in train-a train-b train-c infer-a infer-b; do
   eventually 60 "$p is bound to the node that holds its devices" pod_on_its_devices $NS $p
 done
+# Node-local allocations: the gate removal pinned each pod to its devices' node.
+aff='{.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms}'
+for p in train-a train-c; do
+  node=$(k get pod -n $NS $p -o jsonpath='{.spec.nodeName}')
+  pin=$(k get pod -n $NS $p -o jsonpath='{.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchFields[0]}')
+  [[ $pin == *'"key":"metadata.name"'* && $pin == *'"operator":"In"'* && $pin == *"[\"$node\"]"* ]] ||
+    fail "$p: expected required affinity metadata.name In [$node], got '$pin'"
+done
+terms=$(k get pod -n $NS train-c -o jsonpath="$aff")
+[[ $terms == *'"key":"kubernetes.io/os"'* ]] || fail "train-c: own matchExpressions lost: $terms"
+[[ $(k get pod -n $NS train-c -o jsonpath='{.spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight}') == 10 ]] ||
+  fail "train-c: preferred terms lost"
+pass "gate removal pinned node-local pods to their node, keeping the pod's own affinity"
 for p in train-a train-b; do
   claim=$(k get pod -n $NS $p -o jsonpath='{.status.resourceClaimStatuses[0].resourceClaimName}')
   [[ $claim == $p-dev-* ]] || fail "$p: generated claim name '$claim'"
@@ -50,7 +75,7 @@ for p in train-a train-b; do
 done
 pass "generated claims carry owner, annotation, labels and allocationTimestamp"
 n=$(k get pods -n $NS -o json | grep -c '"resourceClaimName": "train-' || true)
-[[ $n -eq 2 ]] || fail "expected 2 recorded generated claims, got $n"
+[[ $n -eq 3 ]] || fail "expected 3 recorded generated claims, got $n"
 eventually 30 "shared claim is reserved for both pods" \
   bash -c "[[ \$(kubectl get resourceclaim -n $NS shared -o jsonpath='{.status.reservedFor[*].name}' | wc -w) -eq 2 ]]"
 no_double_allocation
