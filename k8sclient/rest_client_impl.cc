@@ -22,6 +22,7 @@
 #include "k8sclient/watch_decoder.h"
 
 #include <boost/asio/ssl.hpp>
+#include <pplx/threadpool.h>
 
 namespace draco::k8s {
 namespace {
@@ -538,6 +539,16 @@ class RestClientImpl final : public RestClient {
 };
 
 }  // namespace
+
+Status SetTransportThreads(size_t threads) {
+  if (threads < 1) return InvalidArgumentError("transport threads must be >= 1");
+  try {
+    crossplat::threadpool::initialize_with_threads(threads);
+  } catch (...) {
+    return FailedPreconditionError("the HTTP transport's thread pool is already running");
+  }
+  return OkStatus();
+}
 
 StatusOr<std::unique_ptr<RestClient>> NewRestClient(const RestConfig& config, Clock& clock) {
   if (config.host.empty()) return InvalidArgumentError("rest config: host is empty");

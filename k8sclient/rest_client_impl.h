@@ -25,6 +25,12 @@
 
 namespace draco::k8s {
 
+// Sets how many threads the HTTP transport (cpprestsdk's shared I/O pool, 40 by default) runs.
+// Every request and watch of every client shares them. On a small machine a few threads hand
+// work to each other less often than 40 do. Must be called before the first client is built;
+// afterwards it fails with FailedPrecondition and changes nothing. `threads` must be >= 1.
+Status SetTransportThreads(size_t threads);
+
 // Validates `config` (URL, PEM material) and builds a client. `clock` must outlive the client.
 StatusOr<std::unique_ptr<RestClient>> NewRestClient(const RestConfig& config,
                                                     Clock& clock = RealClock::Get());

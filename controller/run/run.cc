@@ -163,6 +163,12 @@ StatusOr<Flags> ParseFlags(int argc, char** argv) {
         return InvalidArgumentError("--workers must be in 1..1000");
       }
       f.workers = *n;
+    } else if (name == "http-threads") {
+      auto n = ParseNumber<int>(v);
+      if (!n.ok() || *n <= 0 || *n > 256) {
+        return InvalidArgumentError("--http-threads must be in 1..256");
+      }
+      f.http_threads = *n;
     } else if (name == "allocation-policy-recheck-interval") {
       auto n = ParseNumber<int>(v);
       if (!n.ok() || *n < 1 || *n > 3600) {
@@ -211,6 +217,8 @@ std::string FlagUsage() {
        std::to_string(d.kube_api_burst) + ")\n";
   u += "  --workers N                        reconcile workers (default " +
        std::to_string(d.workers) + ")\n";
+  u += "  --http-threads N                   HTTP transport I/O threads (default " +
+       std::to_string(d.http_threads) + ")\n";
   u += "  --allocate BOOL                    allocate claims (default true; false = lifecycle "
        "only)\n";
   u += "  --pin-allocated-node BOOL          when an allocation is node-local, release the pod\n"
@@ -263,6 +271,10 @@ int RunMain(int argc, char** argv) {
   sigaddset(&sigs, SIGINT);
   pthread_sigmask(SIG_BLOCK, &sigs, nullptr);
 
+  if (Status st = k8s::SetTransportThreads(flags->http_threads); !st.ok()) {
+    spdlog::error("--http-threads: {}", st.ToString());
+    return 1;
+  }
   auto config = flags->kubeconfig.empty() ? k8s::DefaultConfig(flags->context)
                                           : k8s::LoadKubeconfig(flags->kubeconfig, flags->context);
   if (!config.ok()) {

@@ -7,7 +7,8 @@
 //   --metrics-bind-address ADDR    /metrics listener (default 127.0.0.1:8080; "0" disables)
 //   --health-probe-bind-address A  /healthz /readyz listener (default 127.0.0.1:8081; "0" off)
 //   --kube-api-qps Q / --kube-api-burst B   client rate limit (default 100 / 200)
-//   --workers N                    reconcile threads (default 16)
+//   --workers N                    reconcile threads (default 32)
+//   --http-threads N               HTTP transport I/O threads shared by all requests (default 4)
 //   --allocate[=true|false]        allocate gated pods and immediate claims (default true)
 //   --pin-allocated-node[=BOOL]    add the node of node-local allocations as required node
 //                                  affinity when releasing the pod (default true)
@@ -37,6 +38,7 @@ struct Flags {
   double kube_api_qps = 100;
   int kube_api_burst = 200;
   int workers = 32;
+  int http_threads = 4;
   bool allocate = true;
   bool pin_allocated_node = true;
   int verbosity = 0;

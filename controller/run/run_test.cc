@@ -75,6 +75,9 @@ TEST(ParseFlagsTest, PinAllocatedNode) {
   EXPECT_EQ(bare->workers, 3);
   EXPECT_FALSE(Parse({"--pin-allocated-node=maybe"}).ok());
   EXPECT_NE(FlagUsage().find("--pin-allocated-node"), std::string::npos);
+  EXPECT_EQ(Parse({})->http_threads, 4);
+  EXPECT_EQ(Parse({"--http-threads=2"})->http_threads, 2);
+  EXPECT_FALSE(Parse({"--http-threads=0"}).ok());
 }
 
 }  // namespace

@@ -14,12 +14,12 @@
 # a fraction of (write ceiling / writes per pod). Both controllers get the same client QPS.
 #
 # Usage: tests/bench/throughput.sh [--pods 2000] [--nodes 200] [--devices 8] [--qps 5000]
-#        [--workers 48] [--only draco|upstream]
+#        [--workers 48] [--only draco|upstream] [--draco-flags "--http-threads 2 ..."]
 # Results: printed, and appended as JSON lines to ${DRACO_BENCH_OUT:-/tmp/draco-bench/results.jsonl}.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
-PODS=2000 NODES=200 DEVICES=8 QPS=5000 WORKERS=48 ONLY=""
+PODS=2000 NODES=200 DEVICES=8 QPS=5000 WORKERS=48 ONLY="" DRACO_FLAGS=""
 while (($#)); do
   case $1 in
     --pods) PODS=$2; shift 2 ;;
@@ -28,6 +28,7 @@ while (($#)); do
     --qps) QPS=$2; shift 2 ;;
     --workers) WORKERS=$2; shift 2 ;;
     --only) ONLY=$2; shift 2 ;;
+    --draco-flags) DRACO_FLAGS=$2; shift 2 ;;
     *) echo "unknown flag $1" >&2; exit 2 ;;
   esac
 done
@@ -57,20 +58,27 @@ echo "== setup: $NODES nodes x $DEVICES devices" >&2
 "$TP" setup -nodes "$NODES" -devices "$DEVICES"
 
 echo "== raw write ceiling (ResourceClaim status updates)" >&2
-ceiling=$("$TP" writes -ns bench-writes -n "$PODS" -concurrency 32)
+ceiling=$("$TP" writes -ns bench-writes -n "$PODS" -rounds 3 -concurrency 32)
 echo "$ceiling"
 record writes "$ceiling"
 # The ceiling loop writes fake allocations (the same devices many times); wait until they are gone
 # so that draco's double-allocation auditor only sees the benchmark's own claims.
 kubectl wait --for=delete namespace/bench-writes --timeout=180s >/dev/null 2>&1 || true
 wps=$(sed -n 's/.*"writes_per_second":\([0-9.]*\).*/\1/p' <<<"$ceiling")
-# Writes per pod lifecycle, identical on both sides: pod create, claim create, pod status apply,
-# claim allocation (draco: claim created with the finalizer; upstream: +1 finalizer update by the
-# scheduler instead of draco's gate removal), binding, pod Succeeded, claim unreserve+deallocate,
-# finalizer removal, claim delete = 10. draco skips the separate deallocation of a finished pod's
-# generated claim (finalizer off + delete), so it needs 9; ceiling% still uses 10 for both, i.e. it
-# is pods/s relative to what the write ceiling allows at upstream's writes per pod.
+# Writes per pod lifecycle, as the pods/s-based ceiling% assumes (both sides): pod create, claim
+# create, pod status apply, claim allocation, binding, pod Succeeded, claim unreserve+deallocate or
+# finalizer removal, claim delete, plus one each side-specific (upstream: the scheduler's
+# finalizer update before allocating; draco: the gate removal) = 10 with Events left out.
+# Besides this, each side's writes are counted at the API server (apiserver_request_total,
+# mutating verbs, Events and the scheduler's SchedulingGated condition included), and
+# write_rate% = those writes per second / the ceiling.
 WRITES_PER_POD=10
+# api_writes: mutating requests the API server has served so far.
+api_writes() {
+  curl -s --cacert "$DRACO_CA" --cert "$DRACO_CLIENT_CERT" --key "$DRACO_CLIENT_KEY" \
+    "$DRACO_APISERVER/metrics" |
+    awk '/^apiserver_request_total\{/ && /verb="(POST|PUT|PATCH|DELETE|APPLY)"/ {s += $NF} END {printf "%d\n", s}'
+}
 
 # cpu_ticks PID: user+system clock ticks of a process (0 when it is gone).
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
@@ -91,10 +99,23 @@ done
 side() {
   local name=$1 ns=bench-$1 gate=$2
   echo "== $name: $PODS pods" >&2
-  local r before after t0
-  before=$(cpu_snapshot); t0=$SECONDS
-  r=$("$TP" run -ns "$ns" -pods "$PODS" -gate="$gate" -concurrency 32)
+  local r before after t0 w0 w1
+  rm -f "$WORK/$name.time"
+  before=$(cpu_snapshot); t0=$SECONDS; w0=$(api_writes)
+  # The driver (it plays the pod creator and the kubelet) competes for the same two cores.
+  local tp_cpu=(); [[ -x /usr/bin/time ]] && tp_cpu=(/usr/bin/time -f "%U %S" -o "$WORK/$name.time")
+  "${tp_cpu[@]}" "$TP" run -ns "$ns" -pods "$PODS" -gate="$gate" -concurrency 32 >"$WORK/$name.json"
+  w1=$(api_writes)
   after=$(cpu_snapshot)
+  if [[ -s $WORK/$name.time ]]; then
+    local hz; hz=$(getconf CLK_TCK)
+    before=$(printf '%s\nbench-driver 0\n' "$before" | sort)
+    after=$( (echo "$after"; awk -v hz="$hz" '{printf "bench-driver %d\n", ($1 + $2) * hz}' "$WORK/$name.time") | sort)
+  fi
+  r=$(cat "$WORK/$name.json")
+  # Writes the API server served during this side, per pod and per second of the run.
+  local secs; secs=$(sed -n 's/.*"seconds":\([0-9.e+-]*\).*/\1/p' <<<"$r")
+  r=$(sed "s/}\$/,\"api_writes\":$((w1 - w0)),\"api_writes_per_pod\":$(awk -v w=$((w1 - w0)) -v p="$PODS" 'BEGIN{printf "%.2f", w/p}'),\"api_writes_per_second\":$(awk -v w=$((w1 - w0)) -v s="$secs" 'BEGIN{printf "%.1f", w/s}')}/" <<<"$r")
   echo "$r"
   echo "== $name: CPU seconds by process: $(cpu_report "$before" "$after" $((SECONDS - t0)))" >&2
   record "$name" "$r"
@@ -121,7 +142,7 @@ if [[ $ONLY != upstream ]]; then
   "$BUILD/controller/draco" run --kubeconfig "$KUBECONFIG" --leader-elect=false \
     --kube-api-qps "$QPS" --kube-api-burst $((QPS * 2)) --workers "$WORKERS" \
     --metrics-bind-address 127.0.0.1:18090 --health-probe-bind-address 127.0.0.1:18091 \
-    >"$WORK/draco.log" 2>&1 &
+    $DRACO_FLAGS >"$WORK/draco.log" 2>&1 &
   draco_pid=$!
   CPU_PIDS[draco]=$draco_pid
   until curl -sf 127.0.0.1:18091/readyz >/dev/null; do sleep 0.5; done
@@ -134,14 +155,16 @@ fi
 field() { sed -n "s/.*\"$2\":\([0-9.e+-]*\).*/\1/p" <<<"$1"; }
 echo
 echo "== results ($PODS pods, $NODES nodes x $DEVICES devices, qps $QPS; write ceiling $(printf %.0f "$wps") writes/s => $(awk -v w="$wps" -v k=$WRITES_PER_POD 'BEGIN{printf "%.1f", w/k}') pods/s at $WRITES_PER_POD writes/pod)"
-printf '%-9s %8s %8s %9s %9s %9s %10s %10s %8s\n' side seconds pods/s alloc_p50 alloc_p90 alloc_p99 bound_p50 bound_p99 ceiling%
+printf '%-9s %8s %8s %9s %9s %9s %10s %10s %8s %9s %11s\n' side seconds pods/s alloc_p50 alloc_p90 alloc_p99 bound_p50 bound_p99 ceiling% writes/pod write_rate%
 for s in upstream draco; do
   r=${s}_result; r=${!r}
   [[ -n $r ]] || continue
   pps=$(field "$r" pods_per_second)
-  printf '%-9s %8.1f %8.1f %8.0fms %8.0fms %8.0fms %9.0fms %9.0fms %7.0f%%\n' "$s" \
+  printf '%-9s %8.1f %8.1f %8.0fms %8.0fms %8.0fms %9.0fms %9.0fms %7.0f%% %9.2f %10.0f%%\n' "$s" \
     "$(field "$r" seconds)" "$pps" "$(field "$r" claim_alloc_ms_p50)" "$(field "$r" claim_alloc_ms_p90)" \
     "$(field "$r" claim_alloc_ms_p99)" "$(field "$r" pod_bound_ms_p50)" "$(field "$r" pod_bound_ms_p99)" \
-    "$(awk -v p="$pps" -v w="$wps" -v k=$WRITES_PER_POD 'BEGIN{printf "%.0f", 100*p*k/w}')"
+    "$(awk -v p="$pps" -v w="$wps" -v k=$WRITES_PER_POD 'BEGIN{printf "%.0f", 100*p*k/w}')" \
+    "$(field "$r" api_writes_per_pod)" \
+    "$(awk -v a="$(field "$r" api_writes_per_second)" -v w="$wps" 'BEGIN{printf "%.0f", 100*a/w}')"
 done
 [[ -f $WORK/draco-metrics.txt ]] && grep -E 'double_allocated|allocation_attempts' "$WORK/draco-metrics.txt" || true
