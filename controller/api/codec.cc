@@ -110,6 +110,7 @@ void Fields(V& v, Container& o) {
   v("name", o.name);
   v("image", o.image);
   v("resources", o.resources);
+  v("restartPolicy", o.restart_policy);
 }
 template <class V>
 void Fields(V& v, NodeAffinity& o) {
@@ -131,6 +132,8 @@ void Fields(V& v, PodSpec& o) {
   v("initContainers", o.init_containers);
   v("containers", o.containers);
   v("schedulerName", o.scheduler_name);
+  v("overhead", o.overhead);
+  v("resources", o.resources);
 }
 template <class V>
 void Fields(V& v, PodResourceClaimStatus& o) {

@@ -147,6 +147,58 @@ TEST(CodecTest, UnknownFieldsSurviveModifyAndEncode) {
   EXPECT_TRUE(*back == *c);
 }
 
+TEST(CodecTest, PodOverheadPodResourcesAndSidecarRestartPolicyRoundTrip) {
+  std::string in =
+      R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"initContainers":[)"
+      R"({"name":"side","image":"i","resources":{"requests":{"cpu":"250m"}},)"
+      R"("restartPolicy":"Always","restartPolicyRules":[{"action":"Restart"}]},)"
+      R"({"name":"setup","image":"i"}],"containers":[{"name":"c","image":"i"}],)"
+      R"("overhead":{"cpu":"100m","memory":"64Mi"},)"
+      R"("resources":{"requests":{"cpu":"2","memory":"1Gi"},"limits":{"cpu":"3"},"future":1},)"
+      R"("runtimeClassName":"kata"}})";
+  StatusOr<Pod> p = Decode<Pod>(in);
+  ASSERT_TRUE(p.ok()) << p.status();
+  ASSERT_EQ(p->spec.init_containers.size(), 2u);
+  EXPECT_EQ(p->spec.init_containers[0].restart_policy, std::optional<std::string>("Always"));
+  EXPECT_EQ(p->spec.init_containers[0].unknown.members.size(), 1u);  // restartPolicyRules
+  EXPECT_FALSE(p->spec.init_containers[1].restart_policy.has_value());
+  EXPECT_FALSE(p->spec.containers[0].restart_policy.has_value());
+  EXPECT_EQ(p->spec.overhead.at("cpu").ToString(), "100m");
+  EXPECT_EQ(p->spec.overhead.at("memory").ToString(), "64Mi");
+  ASSERT_TRUE(p->spec.resources.has_value());
+  EXPECT_EQ(p->spec.resources->requests.at("cpu").ToString(), "2");
+  EXPECT_EQ(p->spec.resources->requests.at("memory").ToString(), "1Gi");
+  EXPECT_EQ(p->spec.resources->limits.at("cpu").ToString(), "3");
+  EXPECT_EQ(p->spec.resources->unknown.members.size(), 1u);  // future
+  ASSERT_EQ(p->spec.unknown.members.size(), 1u);             // runtimeClassName
+  EXPECT_EQ(p->spec.unknown.members[0].first, "runtimeClassName");
+
+  std::string out = Encode(*p);
+  EXPECT_NE(out.find(R"("restartPolicy":"Always")"), std::string::npos) << out;
+  EXPECT_NE(out.find(R"("restartPolicyRules":[{"action":"Restart"}])"), std::string::npos) << out;
+  EXPECT_NE(out.find(R"("overhead":{"cpu":"100m","memory":"64Mi"})"), std::string::npos) << out;
+  EXPECT_NE(out.find(R"("resources":{"limits":{"cpu":"3"},"requests":{"cpu":"2","memory":"1Gi"},)"
+                     R"("future":1})"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find(R"("runtimeClassName":"kata")"), std::string::npos) << out;
+  StatusOr<Pod> back = Decode<Pod>(out);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_TRUE(*back == *p);
+  EXPECT_EQ(Encode(*back), out);
+
+  // Absent stays absent; an explicitly empty pod-level resources object survives.
+  StatusOr<Pod> plain = Decode<Pod>(R"({"spec":{"containers":[{"name":"c"}]}})");
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_FALSE(plain->spec.resources.has_value());
+  EXPECT_TRUE(plain->spec.overhead.empty());
+  EXPECT_EQ(Encode(plain->spec), R"({"containers":[{"name":"c"}]})");
+  StatusOr<Pod> empty = Decode<Pod>(R"({"spec":{"resources":{}}})");
+  ASSERT_TRUE(empty.ok()) << empty.status();
+  ASSERT_TRUE(empty->spec.resources.has_value());
+  EXPECT_EQ(Encode(empty->spec), R"({"resources":{}})");
+}
+
 TEST(CodecTest, OptionalZeroValuesAreWritten) {
   ExactDeviceRequest r;
   r.count = 0;

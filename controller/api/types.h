@@ -180,6 +180,9 @@ struct Container {
   std::string name;
   std::string image;
   ResourceRequirements resources;
+  // Only meaningful on init containers: "Always" makes it a restartable init container (sidecar)
+  // that keeps running next to the regular containers. Absent: not restartable.
+  std::optional<std::string> restart_policy;
   UnknownFields unknown;  // command, env, ports, ...
   friend bool operator==(const Container&, const Container&) = default;
 };
@@ -206,6 +209,11 @@ struct PodSpec {
   std::vector<Container> init_containers;
   std::vector<Container> containers;
   std::string scheduler_name;
+  // Resources consumed by the pod sandbox (RuntimeClass overhead), added to the pod's requests.
+  ResourceList overhead;
+  // Pod-level resources (PodLevelResources); absent when not set. Its requests override the
+  // container aggregate for the resources they name.
+  std::optional<ResourceRequirements> resources;
   UnknownFields unknown;
   friend bool operator==(const PodSpec&, const PodSpec&) = default;
 };

@@ -124,17 +124,92 @@ api::ResourceClaimConsumerReference PodConsumer(const api::Pod& pod) {
 }
 
 namespace {
-void AddRequests(const api::ResourceList& list, PodRequests& acc) {
-  auto cpu = list.find("cpu");
-  if (cpu != list.end()) {
-    acc.milli_cpu += static_cast<int64_t>(std::ceil(cpu->second.AsApproximateFloat64() * 1000));
-  }
-  auto mem = list.find("memory");
-  if (mem != list.end()) {
-    acc.memory += static_cast<int64_t>(std::ceil(mem->second.AsApproximateFloat64()));
+
+// addResourceList: acc[name] += q, exactly.
+void AddResourceList(const api::ResourceList& list, api::ResourceList& acc) {
+  for (const auto& [name, q] : list) {
+    auto [it, inserted] = acc.try_emplace(name, q);
+    if (!inserted) it->second = it->second.Add(q);
   }
 }
+
+// maxResourceList: acc[name] = max(acc[name], q).
+void MaxResourceList(const api::ResourceList& list, api::ResourceList& acc) {
+  for (const auto& [name, q] : list) {
+    auto [it, inserted] = acc.try_emplace(name, q);
+    if (!inserted && q.Compare(it->second) > 0) it->second = q;
+  }
+}
+
+bool IsRestartableInitContainer(const api::Container& c) {
+  return c.restart_policy.has_value() && *c.restart_policy == "Always";
+}
+
+// IsSupportedPodLevelResource: cpu, memory and hugepages-*.
+bool IsSupportedPodLevelResource(std::string_view name) {
+  return name == "cpu" || name == "memory" || name.starts_with("hugepages-");
+}
+
+// IsPodLevelRequestsSet.
+bool IsPodLevelRequestsSet(const api::Pod& pod) {
+  if (!pod.spec.resources) return false;
+  if (!pod.spec.resources->requests.empty()) return true;
+  for (const auto& [name, q] : pod.spec.resources->limits) {
+    if (IsSupportedPodLevelResource(name)) return true;
+  }
+  return false;
+}
+
 }  // namespace
+
+api::ResourceList AggregateContainerRequests(const api::Pod& pod) {
+  api::ResourceList reqs;
+  for (const auto& c : pod.spec.containers) AddResourceList(c.resources.requests, reqs);
+  // While init container i runs, the restartable init containers (sidecars) before it keep
+  // running: its effective request is its own plus theirs. A sidecar's effective request is the
+  // sum of the sidecars up to and including itself; sidecars also run next to the containers.
+  api::ResourceList sidecars;
+  api::ResourceList init_max;
+  for (const auto& c : pod.spec.init_containers) {
+    if (IsRestartableInitContainer(c)) {
+      AddResourceList(c.resources.requests, reqs);
+      AddResourceList(c.resources.requests, sidecars);
+      MaxResourceList(sidecars, init_max);
+    } else {
+      api::ResourceList effective;
+      AddResourceList(c.resources.requests, effective);
+      AddResourceList(sidecars, effective);
+      MaxResourceList(effective, init_max);
+    }
+  }
+  MaxResourceList(init_max, reqs);
+  return reqs;
+}
+
+api::ResourceList PodRequestsList(const api::Pod& pod) {
+  api::ResourceList reqs = AggregateContainerRequests(pod);
+  if (IsPodLevelRequestsSet(pod)) {
+    for (const auto& [name, q] : pod.spec.resources->requests) {
+      if (IsSupportedPodLevelResource(name)) reqs[name] = q;
+    }
+  }
+  AddResourceList(pod.spec.overhead, reqs);
+  return reqs;
+}
+
+PodRequests ComputePodRequests(const api::Pod& pod) {
+  api::ResourceList reqs = PodRequestsList(pod);
+  PodRequests out;
+  // Quantity.MilliValue() / Value(): rounded up. The conversion goes through float64, which is
+  // exact for any realistic cpu/memory request.
+  if (auto cpu = reqs.find("cpu"); cpu != reqs.end()) {
+    out.milli_cpu = static_cast<int64_t>(std::ceil(cpu->second.AsApproximateFloat64() * 1000));
+  }
+  if (auto mem = reqs.find("memory"); mem != reqs.end()) {
+    out.memory = static_cast<int64_t>(std::ceil(mem->second.AsApproximateFloat64()));
+  }
+  return out;
+}
 
 bool SelectsOnlyNode(const std::optional<api::NodeSelector>& selector, std::string_view node) {
   if (!selector || selector->node_selector_terms.size() != 1) return false;
@@ -143,18 +218,6 @@ bool SelectsOnlyNode(const std::optional<api::NodeSelector>& selector, std::stri
   const auto& r = term.match_fields.front();
   return r.key == "metadata.name" && r.operator_ == "In" && r.values.size() == 1 &&
          r.values.front() == node;
-}
-
-PodRequests ComputePodRequests(const api::Pod& pod) {
-  PodRequests sum;
-  for (const auto& c : pod.spec.containers) AddRequests(c.resources.requests, sum);
-  for (const auto& c : pod.spec.init_containers) {
-    PodRequests init;
-    AddRequests(c.resources.requests, init);
-    sum.milli_cpu = std::max(sum.milli_cpu, init.milli_cpu);
-    sum.memory = std::max(sum.memory, init.memory);
-  }
-  return sum;
 }
 
 }  // namespace draco::reconcilers

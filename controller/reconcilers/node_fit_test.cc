@@ -66,6 +66,42 @@ TEST(NodeRejectionTest, AppliesSchedulerFilters) {
   EXPECT_EQ(NodeRejection(plain, {}, node, {}), "node(s) were not ready");
 }
 
+TEST(NodeRejectionTest, CountsOverheadSidecarsAndPodLevelRequests) {
+  api::Node node = ReadyNode();  // cpu 2, memory 1Gi
+  api::Pod pod;
+  api::Container c;
+  c.resources.requests["cpu"] = *api::Quantity::Parse("1500m");
+  c.resources.requests["memory"] = *api::Quantity::Parse("900Mi");
+  pod.spec.containers = {c};
+  EXPECT_EQ(NodeRejection(pod, ComputePodRequests(pod), node, NodeUsage{0, 400, 0}), "");
+
+  // RuntimeClass overhead: 1500m + 200m on top of 400m in use exceeds 2.
+  pod.spec.overhead["cpu"] = *api::Quantity::Parse("200m");
+  EXPECT_EQ(ComputePodRequests(pod).milli_cpu, 1700);
+  EXPECT_EQ(NodeRejection(pod, ComputePodRequests(pod), node, NodeUsage{0, 400, 0}),
+            "Insufficient cpu");
+  EXPECT_EQ(NodeRejection(pod, ComputePodRequests(pod), node, NodeUsage{0, 300, 0}), "");
+  pod.spec.overhead["memory"] = *api::Quantity::Parse("200Mi");  // 1100Mi > 1Gi
+  EXPECT_EQ(NodeRejection(pod, ComputePodRequests(pod), node, {}), "Insufficient memory");
+  pod.spec.overhead.clear();
+
+  // A sidecar runs next to the container: 1500m + 600m > 2.
+  api::Container sidecar;
+  sidecar.resources.requests["cpu"] = *api::Quantity::Parse("600m");
+  sidecar.restart_policy = "Always";
+  pod.spec.init_containers = {sidecar};
+  EXPECT_EQ(NodeRejection(pod, ComputePodRequests(pod), node, {}), "Insufficient cpu");
+  pod.spec.init_containers[0].restart_policy.reset();  // a plain init container: max(1500m, 600m)
+  EXPECT_EQ(NodeRejection(pod, ComputePodRequests(pod), node, {}), "");
+
+  // Pod-level requests replace the container aggregate.
+  pod.spec.resources = api::ResourceRequirements{};
+  pod.spec.resources->requests["cpu"] = *api::Quantity::Parse("2500m");
+  EXPECT_EQ(NodeRejection(pod, ComputePodRequests(pod), node, {}), "Insufficient cpu");
+  pod.spec.resources->requests["cpu"] = *api::Quantity::Parse("2");
+  EXPECT_EQ(NodeRejection(pod, ComputePodRequests(pod), node, {}), "");
+}
+
 TEST(NodeFilterResultTest, SummaryReadsLikeTheScheduler) {
   NodeFilterResult r;
   r.rejected["node(s) were not ready"] = 2;
