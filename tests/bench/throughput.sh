@@ -57,14 +57,6 @@ trap cleanup_procs EXIT
 echo "== setup: $NODES nodes x $DEVICES devices" >&2
 "$TP" setup -nodes "$NODES" -devices "$DEVICES"
 
-echo "== raw write ceiling (ResourceClaim status updates)" >&2
-ceiling=$("$TP" writes -ns bench-writes -n "$PODS" -rounds 3 -concurrency 32)
-echo "$ceiling"
-record writes "$ceiling"
-# The ceiling loop writes fake allocations (the same devices many times); wait until they are gone
-# so that draco's double-allocation auditor only sees the benchmark's own claims.
-kubectl wait --for=delete namespace/bench-writes --timeout=180s >/dev/null 2>&1 || true
-wps=$(sed -n 's/.*"writes_per_second":\([0-9.]*\).*/\1/p' <<<"$ceiling")
 # Writes per pod lifecycle, as the pods/s-based ceiling% assumes (both sides): pod create, claim
 # create, pod status apply, claim allocation, binding, pod Succeeded, claim unreserve+deallocate or
 # finalizer removal, claim delete, plus one each side-specific (upstream: the scheduler's
@@ -95,6 +87,42 @@ cpu_report() {  # BEFORE AFTER SECONDS
 for c in kube-apiserver etcd kube-scheduler kube-controller-manager; do
   [[ -f $D/pids/$c.pid ]] && CPU_PIDS[$c]=$(cat "$D/pids/$c.pid")
 done
+# cpu_seconds BEFORE AFTER [EXCLUDED_NAME]: CPU seconds of all measured processes but one.
+cpu_seconds() {
+  join <(echo "$1") <(echo "$2") | awk -v hz="$(getconf CLK_TCK)" -v x="${3:-}" \
+    '$1!=x {t += ($3-$2)/hz} END {printf "%.2f", t}'
+}
+# with_driver_time BEFORE_VAR AFTER_VAR FILE: adds the driver's CPU (from /usr/bin/time) as a row.
+add_driver_cpu() {  # SNAPSHOT FILE -> snapshot with a bench-driver row
+  if [[ -s $2 ]]; then
+    (echo "$1"; awk -v hz="$(getconf CLK_TCK)" '{printf "bench-driver %d\n", ($1 + $2) * hz}' "$2") | sort
+  else
+    echo "$1"
+  fi
+}
+# ms of kube-apiserver CPU per write served, from two cpu_snapshot outputs and a write count.
+apiserver_ms_per_write() {
+  join <(echo "$1") <(echo "$2") | awk -v hz="$(getconf CLK_TCK)" -v n="$3" \
+    '$1=="kube-apiserver" {printf "%.2f", 1000*($3-$2)/hz/n}'
+}
+
+echo "== raw write ceiling (ResourceClaim status updates)" >&2
+cbefore=$(cpu_snapshot); cw0=$(api_writes)
+rm -f "$WORK/ceiling.time"
+TIME_CMD=(); [[ -x /usr/bin/time ]] && TIME_CMD=(/usr/bin/time -f "%U %S" -o)
+ceiling=$(${TIME_CMD[@]+"${TIME_CMD[@]}" "$WORK/ceiling.time"} "$TP" writes -ns bench-writes -n "$PODS" -rounds 3 -concurrency 32)
+cafter=$(add_driver_cpu "$(cpu_snapshot)" "$WORK/ceiling.time"); cw1=$(api_writes)
+[[ -s $WORK/ceiling.time ]] && cbefore=$(printf '%s\nbench-driver 0\n' "$cbefore" | sort)
+echo "$ceiling"
+CEILING_APISERVER_MS=$(apiserver_ms_per_write "$cbefore" "$cafter" $((cw1 - cw0)))
+# CPU of the whole box (every measured process, the loop's client included) per ceiling write.
+CEILING_CPU_MS=$(awk -v t="$(cpu_seconds "$cbefore" "$cafter")" -v n=$((cw1 - cw0)) 'BEGIN{printf "%.2f", 1000*t/n}')
+echo "== ceiling: CPU seconds by process: $(cpu_report "$cbefore" "$cafter" 0 | sed 's/ of 0.0s x 2 cores//'); kube-apiserver ${CEILING_APISERVER_MS} ms per write, all processes ${CEILING_CPU_MS} ms per write" >&2
+record writes "$ceiling"
+# The ceiling loop writes fake allocations (the same devices many times); wait until they are gone
+# so that draco's double-allocation auditor only sees the benchmark's own claims.
+kubectl wait --for=delete namespace/bench-writes --timeout=180s >/dev/null 2>&1 || true
+wps=$(sed -n 's/.*"writes_per_second":\([0-9.]*\).*/\1/p' <<<"$ceiling")
 
 side() {
   local name=$1 ns=bench-$1 gate=$2
@@ -103,21 +131,22 @@ side() {
   rm -f "$WORK/$name.time"
   before=$(cpu_snapshot); t0=$SECONDS; w0=$(api_writes)
   # The driver (it plays the pod creator and the kubelet) competes for the same two cores.
-  local tp_cpu=(); [[ -x /usr/bin/time ]] && tp_cpu=(/usr/bin/time -f "%U %S" -o "$WORK/$name.time")
-  "${tp_cpu[@]}" "$TP" run -ns "$ns" -pods "$PODS" -gate="$gate" -concurrency 32 >"$WORK/$name.json"
+  ${TIME_CMD[@]+"${TIME_CMD[@]}" "$WORK/$name.time"} "$TP" run -ns "$ns" -pods "$PODS" -gate="$gate" -concurrency 32 >"$WORK/$name.json"
   w1=$(api_writes)
-  after=$(cpu_snapshot)
-  if [[ -s $WORK/$name.time ]]; then
-    local hz; hz=$(getconf CLK_TCK)
-    before=$(printf '%s\nbench-driver 0\n' "$before" | sort)
-    after=$( (echo "$after"; awk -v hz="$hz" '{printf "bench-driver %d\n", ($1 + $2) * hz}' "$WORK/$name.time") | sort)
-  fi
+  after=$(add_driver_cpu "$(cpu_snapshot)" "$WORK/$name.time")
+  [[ -s $WORK/$name.time ]] && before=$(printf '%s\nbench-driver 0\n' "$before" | sort)
   r=$(cat "$WORK/$name.json")
   # Writes the API server served during this side, per pod and per second of the run.
   local secs; secs=$(sed -n 's/.*"seconds":\([0-9.e+-]*\).*/\1/p' <<<"$r")
   r=$(sed "s/}\$/,\"api_writes\":$((w1 - w0)),\"api_writes_per_pod\":$(awk -v w=$((w1 - w0)) -v p="$PODS" 'BEGIN{printf "%.2f", w/p}'),\"api_writes_per_second\":$(awk -v w=$((w1 - w0)) -v s="$secs" 'BEGIN{printf "%.1f", w/s}')}/" <<<"$r")
   echo "$r"
-  echo "== $name: CPU seconds by process: $(cpu_report "$before" "$after" $((SECONDS - t0)))" >&2
+  echo "== $name: CPU seconds by process: $(cpu_report "$before" "$after" $((SECONDS - t0))); kube-apiserver $(apiserver_ms_per_write "$before" "$after" $((w1 - w0))) ms per write (ceiling loop: $CEILING_APISERVER_MS)" >&2
+  if [[ $name == draco ]]; then
+    # What the rest of the pipeline alone allows: if draco used no CPU at all, the box would still
+    # spend this much per write on the API server, etcd, the scheduler, KCM and the driver.
+    local rest_ms; rest_ms=$(awk -v t="$(cpu_seconds "$before" "$after" draco)" -v n=$((w1 - w0)) 'BEGIN{printf "%.2f", 1000*t/n}')
+    echo "== draco: the rest of the pipeline uses $rest_ms ms of CPU per write (ceiling loop: $CEILING_CPU_MS ms); with draco at zero CPU the box would reach at most $(awk -v c="$CEILING_CPU_MS" -v r="$rest_ms" 'BEGIN{printf "%.0f", 100*c/r}')% of the write ceiling" >&2
+  fi
   record "$name" "$r"
   echo "== $name: cleanup" >&2
   "$TP" cleanup -ns "$ns" -timeout 5m

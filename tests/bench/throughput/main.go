@@ -170,8 +170,12 @@ func writes(cs *kubernetes.Clientset, ns string, n, rounds, conc int) {
 		if err := parallel(n, conc, func(i int) error {
 			c := claims[i].DeepCopy()
 			node := fmt.Sprintf("bench-node-%d", i%200)
-			c.Status.Allocation = &resourcev1.AllocationResult{Devices: resourcev1.DeviceAllocationResult{
-				Results: []resourcev1.DeviceRequestAllocationResult{{Request: "gpu", Driver: driver, Pool: node, Device: fmt.Sprintf("gpu-%d", round%2)}}}}
+			// An allocation cannot be changed once set: even rounds set it, odd rounds clear it.
+			c.Status.Allocation = nil
+			if round%2 == 0 {
+				c.Status.Allocation = &resourcev1.AllocationResult{Devices: resourcev1.DeviceAllocationResult{
+					Results: []resourcev1.DeviceRequestAllocationResult{{Request: "gpu", Driver: driver, Pool: node, Device: "gpu-0"}}}}
+			}
 			got, err := cs.ResourceV1().ResourceClaims(ns).UpdateStatus(ctx, c, metav1.UpdateOptions{})
 			if err == nil {
 				claims[i] = got
