@@ -145,7 +145,7 @@ side() {
     # What the rest of the pipeline alone allows: if draco used no CPU at all, the box would still
     # spend this much per write on the API server, etcd, the scheduler, KCM and the driver.
     local rest_ms; rest_ms=$(awk -v t="$(cpu_seconds "$before" "$after" draco)" -v n=$((w1 - w0)) 'BEGIN{printf "%.2f", 1000*t/n}')
-    echo "== draco: the rest of the pipeline uses $rest_ms ms of CPU per write (ceiling loop: $CEILING_CPU_MS ms); with draco at zero CPU the box would reach at most $(awk -v c="$CEILING_CPU_MS" -v r="$rest_ms" 'BEGIN{printf "%.0f", 100*c/r}')% of the write ceiling" >&2
+    echo "== draco: the rest of the pipeline uses $rest_ms ms of CPU per write; with draco at zero CPU and all $(nproc) cores busy it could serve at most $(awk -v c="$(nproc)" -v r="$rest_ms" -v w="$wps" 'BEGIN{printf "%.0f writes/s = %.0f%%", 1000*c/r, 100*1000*c/r/w}') of the write ceiling" >&2
   fi
   record "$name" "$r"
   echo "== $name: cleanup" >&2
