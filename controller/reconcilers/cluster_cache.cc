@@ -196,15 +196,15 @@ void ClusterCache::IndexClaimLocked(const std::string& key, const api::ResourceC
 }
 
 bool ClusterCache::UpsertClaim(ClaimPtr claim) {
+  const std::string key = Key(claim->metadata.namespace_, claim->metadata.name);
   bool stored;
   {
     std::unique_lock l(mu_);
     stored = UpsertClaimLocked(std::move(claim), /*observed=*/true);
   }
-  {
-    std::lock_guard<std::mutex> g(observed_mu_);  // no lost wake-up between check and wait
-  }
-  observed_cv_.notify_all();
+  std::lock_guard<std::mutex> g(observed_mu_);  // no lost wake-up between check and wait
+  auto [first, last] = observed_waiters_.equal_range(key);
+  for (auto it = first; it != last; ++it) it->second->notify_one();
   return stored;
 }
 
@@ -218,7 +218,24 @@ bool ClusterCache::WaitClaimsObserved(const std::vector<ClaimPtr>& claims, Clock
   };
   std::unique_lock<std::mutex> l(observed_mu_);
   if (all()) return true;
-  return clock.WaitUntil(observed_cv_, l, deadline, all);
+  std::condition_variable cv;
+  std::vector<std::string> keys;
+  for (const auto& c : claims) {
+    if (!c) continue;
+    keys.push_back(Key(c->metadata.namespace_, c->metadata.name));
+    observed_waiters_.emplace(keys.back(), &cv);
+  }
+  const bool observed = clock.WaitUntil(cv, l, deadline, all);
+  for (const auto& k : keys) {
+    auto [first, last] = observed_waiters_.equal_range(k);
+    for (auto it = first; it != last; ++it) {
+      if (it->second == &cv) {
+        observed_waiters_.erase(it);
+        break;
+      }
+    }
+  }
+  return observed;
 }
 
 bool ClusterCache::ClaimObserved(const api::ResourceClaim& claim) const {

@@ -1,5 +1,8 @@
 #include "controller/reconcilers/cluster_cache.h"
 
+#include <atomic>
+#include <thread>
+
 #include <gtest/gtest.h>
 
 namespace draco::reconcilers {
@@ -35,6 +38,44 @@ ClaimPtr Claim(const std::string& name, const std::string& rv,
     }
   }
   return std::make_shared<const api::ResourceClaim>(c);
+}
+
+TEST(ClusterCacheTest, WaitClaimsObservedIsWokenByItsOwnClaimsOnly) {
+  ClusterCache cache;
+  FakeClock clock;
+  for (const char* n : {"a", "b", "c"}) {
+    cache.UpsertClaim(Claim(n, "10"));
+    cache.AssumeClaim(Claim(n, "20", {std::string("d-") + n}));
+  }
+  std::atomic<int> ab{0}, c{0};  // 0 waiting, 1 observed, 2 timed out
+  std::thread wait_ab([&] {
+    ab = cache.WaitClaimsObserved({cache.GetClaim("ns", "a"), cache.GetClaim("ns", "b")}, clock,
+                                  clock.Now() + std::chrono::seconds(10))
+             ? 1
+             : 2;
+  });
+  std::thread wait_c([&] {
+    c = cache.WaitClaimsObserved({cache.GetClaim("ns", "c")}, clock,
+                                 clock.Now() + std::chrono::seconds(10))
+            ? 1
+            : 2;
+  });
+  while (clock.Waiters() < 2) std::this_thread::yield();
+  cache.UpsertClaim(Claim("a", "20", {"d-a"}));  // only half of what wait_ab needs
+  cache.UpsertClaim(Claim("b", "15"));           // an older version: not yet
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_EQ(ab.load(), 0);
+  EXPECT_EQ(clock.Waiters(), 2);
+  cache.UpsertClaim(Claim("b", "20", {"d-b"}));
+  wait_ab.join();
+  EXPECT_EQ(ab.load(), 1);
+  EXPECT_EQ(c.load(), 0);  // nobody delivered c
+  clock.Step(std::chrono::seconds(11));
+  wait_c.join();
+  EXPECT_EQ(c.load(), 2);
+  // Nothing is left registered: a later event for c finds no waiter and a new wait returns at once.
+  cache.UpsertClaim(Claim("c", "20", {"d-c"}));
+  EXPECT_TRUE(cache.WaitClaimsObserved({cache.GetClaim("ns", "c")}, clock, clock.Now()));
 }
 
 TEST(ClusterCacheTest, AssumedNewerVersionWinsOverOlderInformerEvent) {
