@@ -196,4 +196,8 @@ for s in upstream draco; do
     "$(field "$r" api_writes_per_pod)" \
     "$(awk -v a="$(field "$r" api_writes_per_second)" -v w="$wps" 'BEGIN{printf "%.0f", 100*a/w}')"
 done
+for s in upstream draco; do
+  r=${s}_result; r=${!r}
+  [[ -n $r ]] && echo "$s: devices allocated to two live claims at once (seen by the driver's watch): $(field "$r" api_double_allocations)"
+done
 [[ -f $WORK/draco-metrics.txt ]] && grep -E 'double_allocated|allocation_attempts' "$WORK/draco-metrics.txt" || true

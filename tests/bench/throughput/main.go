@@ -208,6 +208,19 @@ type tracker struct {
 	completed    map[string]bool
 	boundCount   atomic.Int64
 	completeChan chan *corev1.Pod
+	holder       map[string]string   // driver/pool/device -> claim holding it
+	claimDevs    map[string][]string // claim -> devices it holds
+	doubles      int
+}
+
+// release forgets the devices `claim` held. t.mu must be held.
+func (t *tracker) release(claim string) {
+	for _, d := range t.claimDevs[claim] {
+		if t.holder[d] == claim {
+			delete(t.holder, d)
+		}
+	}
+	delete(t.claimDevs, claim)
 }
 
 func run(cs *kubernetes.Clientset, ns string, pods int, gate bool, conc int, timeout time.Duration) {
@@ -225,6 +238,7 @@ func run(cs *kubernetes.Clientset, ns string, pods int, gate bool, conc int, tim
 	}
 	t := &tracker{podCreated: map[string]time.Time{}, podBound: map[string]time.Time{}, claimSeen: map[string]time.Time{},
 		claimAlloc: map[string]time.Time{}, ungated: map[string]time.Time{}, podClaim: map[string]string{},
+		holder: map[string]string{}, claimDevs: map[string][]string{},
 		completed: map[string]bool{}, completeChan: make(chan *corev1.Pod, pods)}
 	factory := informers.NewSharedInformerFactoryWithOptions(cs, 0, informers.WithNamespace(ns))
 	onPod := func(obj any) {
@@ -276,10 +290,37 @@ func run(cs *kubernetes.Clientset, ns string, pods int, gate bool, conc int, tim
 		if _, seen := t.claimAlloc[c.Name]; !seen && c.Status.Allocation != nil {
 			t.claimAlloc[c.Name] = now
 		}
+		// Independent double-allocation check, in the API server's event order: a device
+		// allocated while another live claim still holds it.
+		if c.Status.Allocation == nil {
+			t.release(c.Name)
+		} else if _, held := t.claimDevs[c.Name]; !held {
+			var devs []string
+			for _, r := range c.Status.Allocation.Devices.Results {
+				d := r.Driver + "/" + r.Pool + "/" + r.Device
+				if other, busy := t.holder[d]; busy && other != c.Name {
+					t.doubles++
+					fmt.Fprintf(os.Stderr, "double allocation: %s held by %s and %s\n", d, other, c.Name)
+				}
+				t.holder[d] = c.Name
+				devs = append(devs, d)
+			}
+			t.claimDevs[c.Name] = devs
+		}
 		t.mu.Unlock()
 	}
+	onClaimDelete := func(obj any) {
+		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+			obj = d.Obj
+		}
+		if c, ok := obj.(*resourcev1.ResourceClaim); ok {
+			t.mu.Lock()
+			t.release(c.Name)
+			t.mu.Unlock()
+		}
+	}
 	factory.Resource().V1().ResourceClaims().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc: onClaim, UpdateFunc: func(_, o any) { onClaim(o) }})
+		AddFunc: onClaim, UpdateFunc: func(_, o any) { onClaim(o) }, DeleteFunc: onClaimDelete})
 	factory.Start(ctx.Done())
 	factory.WaitForCacheSync(ctx.Done())
 
@@ -359,6 +400,7 @@ func run(cs *kubernetes.Clientset, ns string, pods int, gate bool, conc int, tim
 		sBind = append(sBind, bound.Sub(last).Seconds()*1000)
 	}
 	bound := len(t.podBound)
+	doubles := t.doubles
 	t.mu.Unlock()
 	out, _ := json.Marshal(map[string]any{
 		"stage_claim_created_ms_p50": percentile(sCreate, 0.5), "stage_claim_allocated_ms_p50": percentile(sAlloc, 0.5),
@@ -368,6 +410,7 @@ func run(cs *kubernetes.Clientset, ns string, pods int, gate bool, conc int, tim
 		"claim_alloc_ms_p50": percentile(claimLat, 0.5), "claim_alloc_ms_p90": percentile(claimLat, 0.9),
 		"claim_alloc_ms_p99": percentile(claimLat, 0.99), "claims_measured": len(claimLat),
 		"pod_bound_ms_p50": percentile(podLat, 0.5), "pod_bound_ms_p99": percentile(podLat, 0.99),
+		"api_double_allocations": doubles,
 	})
 	fmt.Println(string(out))
 }
