@@ -362,7 +362,7 @@ StatusOr<Result> Controller::AllocateForPod(const api::Pod& pod, const PodClaims
       {
         std::lock_guard<std::mutex> g(alloc_mu_);
         for (const auto& c : to_allocate) allocating_.erase(ClaimKey(*c));
-        if (!st.ok()) allocator_.Invalidate();
+        allocator_.Settle(to_allocate, st.ok());
       }
       if (!st.ok()) {
         cache_.ClearNomination(pod_key);
@@ -464,10 +464,8 @@ StatusOr<Result> Controller::AllocateStandalone(const api::ResourceClaim& claim)
   Status st = WriteAllocations(nullptr, {self}, resp.results);
   std::lock_guard<std::mutex> g(alloc_mu_);
   allocating_.erase(key);
-  if (!st.ok()) {
-    allocator_.Invalidate();
-    return st;
-  }
+  allocator_.Settle({self}, st.ok());
+  if (!st.ok()) return st;
   return Result{};
 }
 

@@ -93,13 +93,17 @@ struct AllocateResponse {
 
 // Not thread-safe: the controller serialises calls (one allocation decision at a time, which is
 // also what keeps two workers from handing out the same device). A successful Allocate marks the
-// devices as in use immediately; Invalidate() drops such marks (after a failed write) by
-// rebuilding from the cache on the next call.
+// devices as in use immediately (in flight) and keeps them marked, whatever happens to the
+// snapshot behind it, until Settle() is called for those claims: once their writes are in the
+// cache (written), or to free the devices again (not written).
 class ClaimAllocator {
  public:
   virtual ~ClaimAllocator() = default;
   virtual AllocateResponse Allocate(const AllocateRequest& request) = 0;
-  virtual void Invalidate() = 0;
+  // Ends the in-flight state of `claims` from one successful Allocate. written=true: their
+  // allocations are in the ClusterCache now (assumed after the writes). written=false: some write
+  // failed; whatever the cache does not show as allocated is free again.
+  virtual void Settle(const std::vector<ClaimPtr>& claims, bool written) = 0;
 };
 
 }  // namespace draco::reconcilers

@@ -63,6 +63,9 @@ Status SnapshotAllocator::EnsureSnapshot(bool include_deallocations) {
       allocated.push_back(std::move(*ac));
       uids.insert(c->metadata.uid);
     }
+    for (const auto& [uid, claim] : in_flight_) {
+      if (uids.insert(uid).second) allocated.push_back(claim);  // not in the cache yet
+    }
     config_.policies = cache_.PolicyModels();
     auto a = alloc::Allocator::Create(config_, cache_.ClassModels(), cache_.SliceModels(),
                                       cache_.TaintRuleModels(), allocated);
@@ -91,6 +94,15 @@ Status SnapshotAllocator::EnsureSnapshot(bool include_deallocations) {
   log_pos_ = end;
   cache_.TrimAllocationLog(end);
   return OkStatus();
+}
+
+void SnapshotAllocator::Settle(const std::vector<ClaimPtr>& claims, bool written) {
+  for (const auto& c : claims) {
+    if (c) in_flight_.erase(c->metadata.uid);
+  }
+  // A failed write: rebuild from the cache (plus what is still in flight elsewhere) so that the
+  // devices this attempt held are free again.
+  if (!written) dirty_ = true;
 }
 
 AllocateResponse SnapshotAllocator::Allocate(const AllocateRequest& req) {
@@ -149,6 +161,9 @@ AllocateResponse SnapshotAllocator::AllocateOnce(const AllocateRequest& req,
       }
       for (size_t i = 0; i < out.results.size() && i < claims.size(); ++i) {
         alloc_->Commit(claims[i], out.results[i]);  // in flight; counts against policy limits
+        alloc::ResourceClaim held = claims[i];
+        held.allocation = out.results[i];
+        in_flight_[req.claims[i]->metadata.uid] = std::move(held);
       }
       for (const auto& c : req.claims) committed_.insert(c->metadata.uid);
       resp.kind = AllocateResponse::Kind::kAllocated;

@@ -5,8 +5,12 @@
 // then maintained: allocations that appear in the cache (by draco or by anyone else, e.g.
 // kube-scheduler) are committed from the cache's allocation log; draco's own results are committed
 // the moment they are chosen (in flight). The snapshot is rebuilt when slices, classes or taint
-// rules changed, after Invalidate(), and when an attempt fails on a snapshot that predates a
-// deallocation (freed devices are picked up lazily; a stale snapshot can only over-report use).
+// rules changed, after a failed write (Settle with written=false), and when an attempt fails on a
+// snapshot that predates a deallocation (freed devices are picked up lazily; a stale snapshot can
+// only over-report use). A rebuild reads allocations from the cache, which does not show what is
+// still in flight, so in-flight results are kept aside until Settle() and added to every rebuild:
+// without that, a rebuild between choosing a device and the cache showing the write would hand
+// the device out a second time.
 //
 // AllocationPolicies (draco.dev, from the cache) are part of the snapshot inputs: a policy change
 // rebuilds the snapshot, and every committed allocation (own or observed) counts against the
@@ -19,6 +23,7 @@
 #pragma once
 
 #include <memory>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "controller/allocator/allocator.h"
@@ -32,7 +37,7 @@ class SnapshotAllocator : public ClaimAllocator {
   // `cache` must outlive the allocator. config.selectors is required for CEL selectors.
   SnapshotAllocator(ClusterCache& cache, alloc::Allocator::Config config);
   AllocateResponse Allocate(const AllocateRequest& request) override;
-  void Invalidate() override { dirty_ = true; }
+  void Settle(const std::vector<ClaimPtr>& claims, bool written) override;
 
   int64_t rebuilds() const { return rebuilds_; }
 
@@ -46,6 +51,8 @@ class SnapshotAllocator : public ClaimAllocator {
   CacheGenerations built_{};
   uint64_t log_pos_ = 0;
   std::unordered_set<std::string> committed_;  // claim UIDs in the snapshot
+  // Claims allocated by Allocate and not settled yet, by UID, with their allocation.
+  std::unordered_map<std::string, alloc::ResourceClaim> in_flight_;
   bool dirty_ = true;
   size_t next_start_ = 0;
   int64_t rebuilds_ = 0;

@@ -1,5 +1,8 @@
 #include "controller/reconcilers/snapshot_allocator.h"
 
+#include <set>
+#include <utility>
+
 #include <gtest/gtest.h>
 
 #include "controller/allocator/selector.h"
@@ -64,8 +67,23 @@ class SnapshotAllocatorTest : public ::testing::Test {
       stored.metadata.resource_version = "2";
       stored.status.allocation = r.results[0];
       cache.UpsertClaim(std::make_shared<const api::ResourceClaim>(stored));
+      allocator.Settle({c}, /*written=*/true);
     }
     return r;
+  }
+  // Allocates `name` without writing it anywhere: the allocation is in flight.
+  std::pair<ClaimPtr, std::string> AllocateInFlight(const std::string& name) {
+    ClaimPtr c = Claim(name);
+    cache.UpsertClaim(c);
+    AllocateResponse r = allocator.Allocate(AllocateRequest{"", {c}, nodes});
+    EXPECT_EQ(r.kind, AllocateResponse::Kind::kAllocated) << r.message;
+    if (r.kind != AllocateResponse::Kind::kAllocated) return {c, ""};
+    const auto& d = r.results[0].devices.results[0];
+    return {c, d.pool + "/" + d.device};
+  }
+  static std::string Device(const AllocateResponse& r) {
+    const auto& d = r.results.at(0).devices.results.at(0);
+    return d.pool + "/" + d.device;
   }
   ClusterCache cache;
   std::vector<NodePtr> nodes;
@@ -98,6 +116,64 @@ TEST_F(SnapshotAllocatorTest, NeverHandsOutADeviceTwiceAndReusesFreedOnes) {
   auto again = AllocateAndStore("c5");
   ASSERT_EQ(again.kind, AllocateResponse::Kind::kAllocated) << again.message;
   EXPECT_EQ(allocator.rebuilds(), 2);
+}
+
+// A rebuild (here: forced by a deallocation after a failed attempt) reads allocations from the
+// cache, where an in-flight one is not visible yet; it must still count.
+TEST_F(SnapshotAllocatorTest, InFlightAllocationsSurviveARebuild) {
+  auto [a, a_dev] = AllocateInFlight("a");
+  std::set<std::string> used = {a_dev};
+  for (const char* n : {"b", "c", "d"}) {
+    auto r = AllocateAndStore(n);
+    ASSERT_EQ(r.kind, AllocateResponse::Kind::kAllocated) << r.message;
+    EXPECT_TRUE(used.insert(Device(r)).second) << Device(r);
+  }
+  // b is deallocated; the stale snapshot fails, is rebuilt, and e gets b's device.
+  api::ResourceClaim freed = *cache.GetClaim("ns", "b");
+  freed.metadata.resource_version = "3";
+  const auto& b_res = freed.status.allocation->devices.results.at(0);
+  const std::string b_dev = b_res.pool + "/" + b_res.device;
+  freed.status.allocation.reset();
+  cache.UpsertClaim(std::make_shared<const api::ResourceClaim>(freed));
+  const int64_t rebuilds = allocator.rebuilds();
+  auto e = AllocateAndStore("e");
+  ASSERT_EQ(e.kind, AllocateResponse::Kind::kAllocated) << e.message;
+  EXPECT_EQ(allocator.rebuilds(), rebuilds + 1);
+  EXPECT_EQ(Device(e), b_dev);
+  EXPECT_NE(Device(e), a_dev);
+  // a (still in flight), c, d, e hold all four devices.
+  EXPECT_EQ(AllocateAndStore("f").kind, AllocateResponse::Kind::kUnschedulable);
+  // Once a's write is in the cache and settled, nothing changes; a is still counted.
+  api::ResourceClaim written = *a;
+  written.metadata.resource_version = "2";
+  written.status.allocation = api::AllocationResult{};
+  api::DeviceRequestAllocationResult res;
+  res.request = "r";
+  res.driver = "drv";
+  res.pool = a_dev.substr(0, a_dev.find('/'));
+  res.device = a_dev.substr(a_dev.find('/') + 1);
+  written.status.allocation->devices.results.push_back(res);
+  cache.UpsertClaim(std::make_shared<const api::ResourceClaim>(written));
+  allocator.Settle({a}, /*written=*/true);
+  EXPECT_EQ(AllocateAndStore("g").kind, AllocateResponse::Kind::kUnschedulable);
+}
+
+// A failed write frees the devices of that attempt only, not those of other in-flight attempts.
+TEST_F(SnapshotAllocatorTest, FailedWriteFreesOnlyItsOwnDevices) {
+  auto [a, a_dev] = AllocateInFlight("a");
+  auto [b, b_dev] = AllocateInFlight("b");
+  ASSERT_NE(a_dev, b_dev);
+  allocator.Settle({b}, /*written=*/false);  // b's write failed: rebuild on the next call
+  std::set<std::string> got;
+  for (const char* n : {"c", "d", "e"}) {
+    auto r = AllocateAndStore(n);
+    ASSERT_EQ(r.kind, AllocateResponse::Kind::kAllocated) << n << ": " << r.message;
+    EXPECT_NE(Device(r), a_dev) << n;
+    got.insert(Device(r));
+  }
+  EXPECT_EQ(got.size(), 3u);
+  EXPECT_TRUE(got.count(b_dev)) << "b's device was not freed";
+  EXPECT_EQ(AllocateAndStore("f").kind, AllocateResponse::Kind::kUnschedulable);
 }
 
 TEST_F(SnapshotAllocatorTest, AllocationsByOthersAreCommittedFromTheCache) {

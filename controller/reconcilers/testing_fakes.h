@@ -171,7 +171,8 @@ class FakeAllocator : public ClaimAllocator {
  public:
   std::optional<AllocateResponse> next_failure;
   int calls = 0;
-  int invalidations = 0;
+  int invalidations = 0;  // Settle(..., written=false) calls
+  int settled = 0;        // claims settled
   int next_device = 0;
   std::vector<std::string> last_candidates;
   // Results without a nodeSelector (devices reachable from every node) instead of node-local.
@@ -209,7 +210,10 @@ class FakeAllocator : public ClaimAllocator {
     }
     return r;
   }
-  void Invalidate() override { ++invalidations; }
+  void Settle(const std::vector<ClaimPtr>& claims, bool written) override {
+    settled += static_cast<int>(claims.size());
+    if (!written) ++invalidations;
+  }
 };
 
 }  // namespace draco::reconcilers::testing
