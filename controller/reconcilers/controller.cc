@@ -87,19 +87,19 @@ std::string Controller::NowTimestamp() const { return FormatTimestamp(clock_.Wal
 // ---------------------------------------------------------------------------------------------
 // Event hooks
 
-void Controller::RememberDeletedPod(const std::string& uid) {
+void Controller::Remember(RecentUids& r, const std::string& uid) {
   std::lock_guard<std::mutex> l(mu_);
-  if (!deleted_uids_.insert(uid).second) return;
-  deleted_uids_order_.push_back(uid);
-  if (deleted_uids_order_.size() > kMaxDeletedUids) {
-    deleted_uids_.erase(deleted_uids_order_.front());
-    deleted_uids_order_.pop_front();
+  if (!r.set.insert(uid).second) return;
+  r.order.push_back(uid);
+  if (r.order.size() > kMaxDeletedUids) {
+    r.set.erase(r.order.front());
+    r.order.pop_front();
   }
 }
 
-bool Controller::IsDeletedPod(const std::string& uid) {
+bool Controller::Recent(const RecentUids& r, const std::string& uid) {
   std::lock_guard<std::mutex> l(mu_);
-  return deleted_uids_.count(uid) > 0;
+  return r.set.count(uid) > 0;
 }
 
 void Controller::OnPod(const PodPtr& old, const PodPtr& now) {
@@ -489,7 +489,7 @@ StatusOr<ClaimPtr> Controller::RemoveFinalizer(const api::ResourceClaim& claim) 
 
 StatusOr<Result> Controller::SyncClaim(const std::string& ns, const std::string& name) {
   ClaimPtr claim = cache_.GetClaim(ns, name);
-  if (!claim) return Result{};
+  if (!claim || Recent(deleted_claims_, claim->metadata.uid)) return Result{};
   std::vector<api::ResourceClaimConsumerReference> valid;
   bool dropped = false;
   for (const auto& r : claim->status.reserved_for) {
@@ -531,6 +531,12 @@ StatusOr<Result> Controller::SyncClaim(const std::string& ns, const std::string&
       }
       Status st = writer_.DeleteClaim(ns, name, claim->metadata.uid);
       if (!st.ok() && !k8s::IsNotFound(st)) return WriteError(st, "delete claim " + name);
+      // Gone unless another finalizer holds it: then later events still deserve a sync.
+      bool others = false;
+      for (const auto& f : claim->metadata.finalizers) {
+        others = others || f != kDeleteProtectionFinalizer;
+      }
+      if (!others) Remember(deleted_claims_, claim->metadata.uid);
       return Result{};
     }
   }

@@ -111,8 +111,15 @@ class Controller {
   void ReportFailure(const api::Pod* pod, const std::vector<ClaimPtr>& claims,
                      const std::string& reason, const std::string& message);
   void Park(const std::string& key);
-  bool IsDeletedPod(const std::string& uid);
-  void RememberDeletedPod(const std::string& uid);
+  // A bounded memory of UIDs (the newest kMaxDeletedUids), guarded by mu_.
+  struct RecentUids {
+    std::deque<std::string> order;
+    std::unordered_set<std::string> set;
+  };
+  bool Recent(const RecentUids& r, const std::string& uid);
+  void Remember(RecentUids& r, const std::string& uid);
+  bool IsDeletedPod(const std::string& uid) { return Recent(deleted_pods_, uid); }
+  void RememberDeletedPod(const std::string& uid) { Remember(deleted_pods_, uid); }
   std::string NowTimestamp() const;
 
   ClusterCache& cache_;
@@ -129,8 +136,10 @@ class Controller {
 
   mutable std::mutex mu_;
   std::set<std::string> parked_;  // queue keys waiting for an allocation-relevant change
-  std::deque<std::string> deleted_uids_order_;
-  std::unordered_set<std::string> deleted_uids_;
+  RecentUids deleted_pods_;
+  // Claims draco deleted: later events of the same claim (the watch still delivers the update
+  // that removed the finalizer) need no second DELETE.
+  RecentUids deleted_claims_;
 };
 
 // Parses an RFC 3339 timestamp ("2026-01-02T03:04:05Z", optional fraction); nullopt if malformed.

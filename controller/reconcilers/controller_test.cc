@@ -328,6 +328,12 @@ TEST_F(ControllerTest, FinishedPodReleasesAndDeletesGeneratedClaimInTwoWrites) {
   EXPECT_EQ(writer.Count("update " + name), 1);
   EXPECT_EQ(writer.Count("delete " + name), 1);
   EXPECT_TRUE(writer.claims.empty());
+  // The watch still delivers the finalizer removal before the deletion: the claim is in the
+  // cache again for a moment, and its sync must not send a second DELETE (it would be a 404).
+  ASSERT_TRUE(cache.GetClaim("ns", name) != nullptr);
+  ASSERT_TRUE(ctrl.SyncClaim("ns", name).ok());
+  EXPECT_EQ(writer.Count("delete " + name), 1);
+  EXPECT_EQ(writer.calls.back(), "delete " + name);
 }
 
 TEST_F(ControllerTest, UnknownPodIsCheckedLiveBeforeDroppingReservation) {
