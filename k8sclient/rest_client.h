@@ -146,6 +146,12 @@ class RestClient {
   // DELETE; returns the response body (the object while it is being finalized, or a Status).
   virtual StatusOr<std::string> Delete(const GroupVersionResource& gvr, std::string_view ns,
                                        std::string_view name, const DeleteOptions& opts = {}) = 0;
+  // For shutdown; irreversible and thread-safe. Requests in flight are aborted, waits between
+  // retries end at once, and every later call returns Cancelled without contacting the server.
+  // Without it, a process stopping while the API server is unreachable waits out each
+  // informer's LIST retries (up to max_retries with backoff) one informer after another.
+  // Open watches are not affected (stop them with Watcher::Stop). The default does nothing.
+  virtual void Cancel() {}
 };
 
 // Lists every page (following continue tokens with `page_size`) and concatenates the items. The

@@ -244,6 +244,37 @@ TEST(RestClientFramingTest, ObserverSeesEveryAttemptWithMethodCodeAndLatency) {
   EXPECT_GE(latency, 0);
 }
 
+TEST(RestClientFramingTest, CancelEndsRetryWaitsAndLaterCalls) {
+  std::atomic<int> calls{0};
+  FakeHttpServer server([&](const HttpRequest&) {
+    ++calls;
+    HttpResponse r;
+    r.status = 503;
+    r.headers = {{"Retry-After", "5"}};
+    r.body = R"({"kind":"Status","reason":"ServiceUnavailable","code":503})";
+    return r;
+  });
+  ASSERT_TRUE(server.Start());
+  RestConfig c = ConfigFor(server);
+  c.max_retry_wait = std::chrono::seconds(10);  // honour the 5 s Retry-After
+  auto client = MustClient(c);
+  StatusOr<std::string> got = std::string();
+  auto start = std::chrono::steady_clock::now();
+  std::thread t([&] { got = client->Get(kConfigMaps, "ns", "a"); });
+  while (calls.load() < 1) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // now in the 5 s wait
+  client->Cancel();
+  t.join();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(3));
+  ASSERT_FALSE(got.ok());
+  EXPECT_EQ(got.status().code(), StatusCode::kCancelled) << got.status();
+  const int before = calls.load();
+  auto later = client->List(kConfigMaps, "ns");
+  EXPECT_EQ(later.status().code(), StatusCode::kCancelled);
+  EXPECT_EQ(calls.load(), before);  // nothing was sent
+  client->Cancel();                 // idempotent
+}
+
 TEST(RestClientFramingTest, ConnectionFailureIsObservedWithCodeZero) {
   RestConfig c;
   c.host = "http://127.0.0.1:1";  // nothing listens

@@ -257,6 +257,7 @@ class RestClientImpl final : public RestClient {
           config_.host,
           MakeHttpConfig(std::chrono::duration_cast<std::chrono::milliseconds>(inactivity)));
       for (int attempt = 0;; ++attempt) {
+        if (cancelled_.load()) return CancelledError("watch " + path + ": client cancelled");
         auto waited_from = clock_.Now();
         limiter_.Wait();
         auto sent = clock_.Now();
@@ -471,15 +472,32 @@ class RestClientImpl final : public RestClient {
   void Sleep(Clock::Duration d) {
     // Member condition variable: a FakeClock may notify it after this waiter has returned.
     std::unique_lock<std::mutex> lock(sleep_mu_);
-    clock_.WaitUntil(sleep_cv_, lock, clock_.Now() + d, [] { return false; });
+    clock_.WaitUntil(sleep_cv_, lock, clock_.Now() + d, [this] { return cancelled_.load(); });
   }
 
+ public:
+  void Cancel() override {
+    {
+      std::lock_guard<std::mutex> l(sleep_mu_);
+      if (cancelled_.exchange(true)) return;
+    }
+    sleep_cv_.notify_all();
+    try {
+      cancel_.cancel();
+    } catch (...) {
+      // Best effort; nothing may escape.
+    }
+  }
+
+ private:
   StatusOr<Response> Do(const Request& r) {
     ExponentialBackoff backoff({std::chrono::milliseconds(100), 2.0, 0.5,
                                 std::chrono::duration_cast<Clock::Duration>(config_.max_retry_wait),
                                 Clock::Duration::zero()},
                                clock_);
     for (int attempt = 0;; ++attempt) {
+      if (cancelled_.load())
+        return CancelledError(std::string(r.method) + " " + r.path_query + ": client cancelled");
       auto waited_from = clock_.Now();
       limiter_.Wait();
       auto sent = clock_.Now();
@@ -489,7 +507,7 @@ class RestClientImpl final : public RestClient {
         req.set_request_uri(r.path_query);
         DRACO_RETURN_IF_ERROR(AddHeaders(req));
         if (!r.content_type.empty()) req.set_body(r.body, r.content_type);
-        http::http_response resp = http_->request(req).get();
+        http::http_response resp = http_->request(req, cancel_.get_token()).get();
         Response out;
         out.code = resp.status_code();
         out.body = resp.extract_utf8string(true).get();
@@ -501,6 +519,9 @@ class RestClientImpl final : public RestClient {
         return err.ToStatus();
       } catch (...) {
         if (code == 0) Observe(r.method, 0, waited_from, sent);
+        if (cancelled_.load()) {
+          return CancelledError(std::string(r.method) + " " + r.path_query + ": client cancelled");
+        }
         Status s = StatusFromCurrentException(std::string(r.method) + " " + r.path_query);
         // Connection-level failures of reads are safe to retry; writes may have been applied.
         if (r.idempotent && s.code() == StatusCode::kUnavailable && attempt < config_.max_retries) {
@@ -536,6 +557,8 @@ class RestClientImpl final : public RestClient {
   std::unique_ptr<client::http_client> http_;
   std::mutex sleep_mu_;
   std::condition_variable sleep_cv_;
+  std::atomic<bool> cancelled_{false};
+  pplx::cancellation_token_source cancel_;  // aborts requests in flight on Cancel()
 };
 
 }  // namespace

@@ -6,8 +6,8 @@
 # e2e/samples/demo, and prints where each pod's devices went (allocated by draco, bound by
 # kube-scheduler).
 # Leaves the control plane and draco running (KUBECONFIG in /tmp/draco-e2e/env, draco's log in
-# /tmp/draco-e2e/logs/draco-demo.log, metrics on 127.0.0.1:8080); stop draco with
-# `kill $(cat /tmp/draco-e2e/pids/draco-demo.pid)` and the control plane with e2e/cluster/down.sh.
+# /tmp/draco-e2e/logs/draco-demo.log, metrics on 127.0.0.1:8080); e2e/cluster/down.sh stops both
+# (draco alone: `kill $(cat /tmp/draco-e2e/pids/draco-demo.pid)`).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"

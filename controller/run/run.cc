@@ -498,6 +498,10 @@ int RunMain(int argc, char** argv) {
     elector->Stop();  // releases the lease so a peer takes over at once
     elector_thread.join();
   }
+  // Nothing needs the API server any more. If it is unreachable, the informers' LIST retries
+  // would otherwise hold the shutdown for minutes.
+  (*client)->Cancel();
+  (*lease_client)->Cancel();
   informers.Stop();
   spdlog::info("stopped");
   return 0;
