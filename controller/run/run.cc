@@ -37,6 +37,10 @@
 namespace draco::run {
 namespace {
 
+// How long `draco run` lets workers finish their current item after SIGTERM/SIGINT before it
+// cancels the API requests still in progress.
+constexpr std::chrono::milliseconds kShutdownDrainGrace{2000};
+
 using namespace std::chrono_literals;
 
 StatusOr<bool> ParseBool(const std::string& v) {
@@ -489,6 +493,26 @@ int RunMain(int argc, char** argv) {
     std::_Exit(1);
   }
   spdlog::info("stopping workers");
+  // Workers finish their current item while the API server answers. A worker still busy after
+  // kShutdownDrainGrace is stuck in retries (the API server is unreachable or refusing): cancel
+  // every request then, so that shutdown never waits out retry backoffs (minutes with a dead API
+  // server). What a cancelled write did or did not do is repaired by the next leader's resync.
+  std::mutex drain_mu;
+  std::condition_variable drain_cv;
+  bool drained = false;
+  auto cancel_requests = [&] {
+    (*client)->Cancel();
+    (*lease_client)->Cancel();
+  };
+  std::thread drain_watchdog([&] {
+    std::unique_lock<std::mutex> l(drain_mu);
+    if (!drain_cv.wait_for(l, kShutdownDrainGrace, [&] { return drained; })) {
+      spdlog::warn(
+          "still draining {} ms after the signal; cancelling API requests",
+          std::chrono::duration_cast<std::chrono::milliseconds>(kShutdownDrainGrace).count());
+      cancel_requests();
+    }
+  });
   if (queue) queue->ShutDown();
   if (worker) worker->Join();
   if (auditor.joinable()) auditor.join();
@@ -498,10 +522,14 @@ int RunMain(int argc, char** argv) {
     elector->Stop();  // releases the lease so a peer takes over at once
     elector_thread.join();
   }
-  // Nothing needs the API server any more. If it is unreachable, the informers' LIST retries
-  // would otherwise hold the shutdown for minutes.
-  (*client)->Cancel();
-  (*lease_client)->Cancel();
+  {
+    std::lock_guard<std::mutex> l(drain_mu);
+    drained = true;
+  }
+  drain_cv.notify_all();
+  drain_watchdog.join();
+  // Nothing needs the API server any more; the informers' LISTs must not retry either.
+  cancel_requests();
   informers.Stop();
   spdlog::info("stopped");
   return 0;
