@@ -16,7 +16,8 @@
 //   --log-format text|json         log format (default text)
 // Lifecycle: informers start at once (a standby replica keeps a warm cache); on becoming leader
 // the controller resyncs everything and starts the workers. SIGTERM/SIGINT: stop the workers
-// after their current item, release the lease, exit 0. Lost leadership: exit 1 at once (the
+// after their current item (within a 2 s grace; then API requests still retrying are cancelled),
+// release the lease, exit 0. Lost leadership: exit 1 at once (the
 // kube-controller-manager convention; the restarted process rejoins the election).
 #pragma once
 
