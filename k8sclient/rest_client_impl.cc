@@ -257,7 +257,7 @@ class RestClientImpl final : public RestClient {
           config_.host,
           MakeHttpConfig(std::chrono::duration_cast<std::chrono::milliseconds>(inactivity)));
       for (int attempt = 0;; ++attempt) {
-        if (cancelled_.load()) return CancelledError("watch " + path + ": client cancelled");
+        if (cancelled_.load()) return CancelledStatus("watch " + path);
         auto waited_from = clock_.Now();
         limiter_.Wait();
         auto sent = clock_.Now();
@@ -330,7 +330,25 @@ class RestClientImpl final : public RestClient {
         Do({http::methods::DEL, b.to_string(), std::move(body), "application/json", false}));
   }
 
+  void Cancel() override {
+    {
+      std::lock_guard<std::mutex> l(sleep_mu_);
+      if (cancelled_.exchange(true)) return;
+    }
+    sleep_cv_.notify_all();
+    try {
+      cancel_.cancel();
+    } catch (...) {
+      // Best effort; nothing may escape.
+    }
+  }
+
  private:
+  // What every call returns once Cancel() was called.
+  static Status CancelledStatus(const std::string& what) {
+    return CancelledError(what + ": client cancelled");
+  }
+
   client::http_client_config MakeHttpConfig(std::chrono::milliseconds timeout) const {
     client::http_client_config c;
     if (timeout.count() > 0) c.set_timeout(timeout);
@@ -475,29 +493,13 @@ class RestClientImpl final : public RestClient {
     clock_.WaitUntil(sleep_cv_, lock, clock_.Now() + d, [this] { return cancelled_.load(); });
   }
 
- public:
-  void Cancel() override {
-    {
-      std::lock_guard<std::mutex> l(sleep_mu_);
-      if (cancelled_.exchange(true)) return;
-    }
-    sleep_cv_.notify_all();
-    try {
-      cancel_.cancel();
-    } catch (...) {
-      // Best effort; nothing may escape.
-    }
-  }
-
- private:
   StatusOr<Response> Do(const Request& r) {
     ExponentialBackoff backoff({std::chrono::milliseconds(100), 2.0, 0.5,
                                 std::chrono::duration_cast<Clock::Duration>(config_.max_retry_wait),
                                 Clock::Duration::zero()},
                                clock_);
     for (int attempt = 0;; ++attempt) {
-      if (cancelled_.load())
-        return CancelledError(std::string(r.method) + " " + r.path_query + ": client cancelled");
+      if (cancelled_.load()) return CancelledStatus(std::string(r.method) + " " + r.path_query);
       auto waited_from = clock_.Now();
       limiter_.Wait();
       auto sent = clock_.Now();
@@ -519,9 +521,7 @@ class RestClientImpl final : public RestClient {
         return err.ToStatus();
       } catch (...) {
         if (code == 0) Observe(r.method, 0, waited_from, sent);
-        if (cancelled_.load()) {
-          return CancelledError(std::string(r.method) + " " + r.path_query + ": client cancelled");
-        }
+        if (cancelled_.load()) return CancelledStatus(std::string(r.method) + " " + r.path_query);
         Status s = StatusFromCurrentException(std::string(r.method) + " " + r.path_query);
         // Connection-level failures of reads are safe to retry; writes may have been applied.
         if (r.idempotent && s.code() == StatusCode::kUnavailable && attempt < config_.max_retries) {

@@ -1,5 +1,7 @@
 #include "controller/reconcilers/api_writer.h"
 
+#include <iterator>
+
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 #include <spdlog/spdlog.h>
@@ -166,26 +168,22 @@ std::optional<std::string> GateRemovalPatch(const api::Pod& pod, std::string_vie
       w.EndArray();
       w.EndObject();
     };
-    if (!pod.spec.affinity) {
-      AddOp(w, "/spec/affinity");
-      w.StartObject();
-      w.Key("nodeAffinity");
-      w.StartObject();
-      w.Key("requiredDuringSchedulingIgnoredDuringExecution");
+    if (!required) {
+      // Create the missing part of affinity.nodeAffinity.required...: add it at the deepest
+      // existing parent, wrapped in the objects that do not exist yet.
+      constexpr const char* kChain[] = {"nodeAffinity",
+                                        "requiredDuringSchedulingIgnoredDuringExecution"};
+      constexpr size_t kLevels = std::size(kChain);
+      const size_t have = !pod.spec.affinity ? 0 : !na ? 1 : 2;  // existing levels of kChain
+      std::string parent = "/spec/affinity";
+      for (size_t i = 0; i < have; ++i) parent += std::string("/") + kChain[i];
+      AddOp(w, parent);
+      for (size_t i = have; i < kLevels; ++i) {
+        w.StartObject();
+        w.Key(kChain[i]);
+      }
       selector();
-      w.EndObject();
-      w.EndObject();
-      w.EndObject();
-    } else if (!na) {
-      AddOp(w, "/spec/affinity/nodeAffinity");
-      w.StartObject();
-      w.Key("requiredDuringSchedulingIgnoredDuringExecution");
-      selector();
-      w.EndObject();
-      w.EndObject();
-    } else if (!required) {
-      AddOp(w, "/spec/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution");
-      selector();
+      for (size_t i = have; i < kLevels; ++i) w.EndObject();
       w.EndObject();
     } else {
       // Terms are ORed: the requirement goes into every term. For a gated pod the API server

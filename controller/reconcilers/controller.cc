@@ -1,5 +1,6 @@
 #include "controller/reconcilers/controller.h"
 
+#include <algorithm>
 #include <ctime>
 
 #include <spdlog/spdlog.h>
@@ -532,11 +533,11 @@ StatusOr<Result> Controller::SyncClaim(const std::string& ns, const std::string&
       Status st = writer_.DeleteClaim(ns, name, claim->metadata.uid);
       if (!st.ok() && !k8s::IsNotFound(st)) return WriteError(st, "delete claim " + name);
       // Gone unless another finalizer holds it: then later events still deserve a sync.
-      bool others = false;
-      for (const auto& f : claim->metadata.finalizers) {
-        others = others || f != kDeleteProtectionFinalizer;
+      if (std::ranges::all_of(claim->metadata.finalizers, [](const std::string& f) {
+            return f == kDeleteProtectionFinalizer;
+          })) {
+        Remember(deleted_claims_, claim->metadata.uid);
       }
-      if (!others) Remember(deleted_claims_, claim->metadata.uid);
       return Result{};
     }
   }

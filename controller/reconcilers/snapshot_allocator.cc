@@ -161,7 +161,8 @@ AllocateResponse SnapshotAllocator::AllocateOnce(const AllocateRequest& req,
       }
       for (size_t i = 0; i < out.results.size() && i < claims.size(); ++i) {
         alloc_->Commit(claims[i], out.results[i]);  // in flight; counts against policy limits
-        alloc::ResourceClaim held = claims[i];
+        // Kept until Settle(); `claims` is not used after this loop.
+        alloc::ResourceClaim held = std::move(claims[i]);
         held.allocation = out.results[i];
         in_flight_[req.claims[i]->metadata.uid] = std::move(held);
       }

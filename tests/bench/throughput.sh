@@ -79,10 +79,13 @@ declare -A CPU_PIDS=()
 cpu_snapshot() {
   local n; for n in "${!CPU_PIDS[@]}"; do echo "$n $(cpu_ticks "${CPU_PIDS[$n]}")"; done | sort
 }
-cpu_report() {  # BEFORE AFTER SECONDS
+# cpu_report BEFORE AFTER [SECONDS]: per-process CPU seconds between two snapshots, and the total
+# (out of SECONDS of wall time on all cores when given).
+cpu_report() {
   local hz; hz=$(getconf CLK_TCK)
-  join <(echo "$1") <(echo "$2") | awk -v hz="$hz" -v s="$3" \
-    '{printf "%s%s=%.1fs", (NR>1?" ":""), $1, ($3-$2)/hz; tot += ($3-$2)/hz} END {printf " total=%.1fs of %.1fs x 2 cores\n", tot, s}'
+  join <(echo "$1") <(echo "$2") | awk -v hz="$hz" -v s="${3:-}" -v c="$(nproc)" \
+    '{printf "%s%s=%.1fs", (NR>1?" ":""), $1, ($3-$2)/hz; tot += ($3-$2)/hz}
+     END {printf " total=%.1fs", tot; if (s != "") printf " of %.1fs x %d cores", s, c; printf "\n"}'
 }
 for c in kube-apiserver etcd kube-scheduler kube-controller-manager; do
   [[ -f $D/pids/$c.pid ]] && CPU_PIDS[$c]=$(cat "$D/pids/$c.pid")
@@ -92,32 +95,43 @@ cpu_seconds() {
   join <(echo "$1") <(echo "$2") | awk -v hz="$(getconf CLK_TCK)" -v x="${3:-}" \
     '$1!=x {t += ($3-$2)/hz} END {printf "%.2f", t}'
 }
-# with_driver_time BEFORE_VAR AFTER_VAR FILE: adds the driver's CPU (from /usr/bin/time) as a row.
-add_driver_cpu() {  # SNAPSHOT FILE -> snapshot with a bench-driver row
-  if [[ -s $2 ]]; then
-    (echo "$1"; awk -v hz="$(getconf CLK_TCK)" '{printf "bench-driver %d\n", ($1 + $2) * hz}' "$2") | sort
-  else
-    echo "$1"
-  fi
-}
-# ms of kube-apiserver CPU per write served, from two cpu_snapshot outputs and a write count.
-apiserver_ms_per_write() {
+# cpu_of BEFORE AFTER NAME: CPU seconds of one process.
+cpu_of() {
   join <(echo "$1") <(echo "$2") | awk -v hz="$(getconf CLK_TCK)" -v n="$3" \
-    '$1=="kube-apiserver" {printf "%.2f", 1000*($3-$2)/hz/n}'
+    '$1==n {printf "%.2f", ($3-$2)/hz}'
+}
+# ms_per_write SECONDS WRITES
+ms_per_write() { awk -v t="$1" -v n="$2" 'BEGIN{printf "%.2f", 1000*t/n}'; }
+
+# measure NAME CMD...: runs CMD with its stdout in $WORK/NAME.json and sets M_BEFORE and M_AFTER
+# (CPU snapshots; with /usr/bin/time the command's own CPU is a "bench-driver" row, since it
+# competes for the same cores) and M_WRITES (mutating requests the API server served meanwhile).
+measure() {
+  local name=$1; shift
+  local w0 tf="$WORK/$name.time"
+  rm -f "$tf"
+  M_BEFORE=$(cpu_snapshot); w0=$(api_writes)
+  if [[ -x /usr/bin/time ]]; then
+    /usr/bin/time -f "%U %S" -o "$tf" "$@" >"$WORK/$name.json"
+  else
+    "$@" >"$WORK/$name.json"
+  fi
+  M_WRITES=$(($(api_writes) - w0))
+  M_AFTER=$(cpu_snapshot)
+  if [[ -s $tf ]]; then
+    M_BEFORE=$(printf '%s\nbench-driver 0\n' "$M_BEFORE" | sort)
+    M_AFTER=$( (echo "$M_AFTER"; awk -v hz="$(getconf CLK_TCK)" '{printf "bench-driver %d\n", ($1 + $2) * hz}' "$tf") | sort)
+  fi
 }
 
 echo "== raw write ceiling (ResourceClaim status updates)" >&2
-cbefore=$(cpu_snapshot); cw0=$(api_writes)
-rm -f "$WORK/ceiling.time"
-TIME_CMD=(); [[ -x /usr/bin/time ]] && TIME_CMD=(/usr/bin/time -f "%U %S" -o)
-ceiling=$(${TIME_CMD[@]+"${TIME_CMD[@]}" "$WORK/ceiling.time"} "$TP" writes -ns bench-writes -n "$PODS" -rounds 3 -concurrency 32)
-cafter=$(add_driver_cpu "$(cpu_snapshot)" "$WORK/ceiling.time"); cw1=$(api_writes)
-[[ -s $WORK/ceiling.time ]] && cbefore=$(printf '%s\nbench-driver 0\n' "$cbefore" | sort)
+measure ceiling "$TP" writes -ns bench-writes -n "$PODS" -rounds 3 -concurrency 32
+ceiling=$(cat "$WORK/ceiling.json")
 echo "$ceiling"
-CEILING_APISERVER_MS=$(apiserver_ms_per_write "$cbefore" "$cafter" $((cw1 - cw0)))
+CEILING_APISERVER_MS=$(ms_per_write "$(cpu_of "$M_BEFORE" "$M_AFTER" kube-apiserver)" "$M_WRITES")
 # CPU of the whole box (every measured process, the loop's client included) per ceiling write.
-CEILING_CPU_MS=$(awk -v t="$(cpu_seconds "$cbefore" "$cafter")" -v n=$((cw1 - cw0)) 'BEGIN{printf "%.2f", 1000*t/n}')
-echo "== ceiling: CPU seconds by process: $(cpu_report "$cbefore" "$cafter" 0 | sed 's/ of 0.0s x 2 cores//'); kube-apiserver ${CEILING_APISERVER_MS} ms per write, all processes ${CEILING_CPU_MS} ms per write" >&2
+CEILING_CPU_MS=$(ms_per_write "$(cpu_seconds "$M_BEFORE" "$M_AFTER")" "$M_WRITES")
+echo "== ceiling: CPU seconds by process: $(cpu_report "$M_BEFORE" "$M_AFTER"); kube-apiserver ${CEILING_APISERVER_MS} ms per write, all processes ${CEILING_CPU_MS} ms per write" >&2
 record writes "$ceiling"
 # The ceiling loop writes fake allocations (the same devices many times); wait until they are gone
 # so that draco's double-allocation auditor only sees the benchmark's own claims.
@@ -127,24 +141,18 @@ wps=$(sed -n 's/.*"writes_per_second":\([0-9.]*\).*/\1/p' <<<"$ceiling")
 side() {
   local name=$1 ns=bench-$1 gate=$2
   echo "== $name: $PODS pods" >&2
-  local r before after t0 w0 w1
-  rm -f "$WORK/$name.time"
-  before=$(cpu_snapshot); t0=$SECONDS; w0=$(api_writes)
-  # The driver (it plays the pod creator and the kubelet) competes for the same two cores.
-  ${TIME_CMD[@]+"${TIME_CMD[@]}" "$WORK/$name.time"} "$TP" run -ns "$ns" -pods "$PODS" -gate="$gate" -concurrency 32 >"$WORK/$name.json"
-  w1=$(api_writes)
-  after=$(add_driver_cpu "$(cpu_snapshot)" "$WORK/$name.time")
-  [[ -s $WORK/$name.time ]] && before=$(printf '%s\nbench-driver 0\n' "$before" | sort)
+  local r t0=$SECONDS
+  measure "$name" "$TP" run -ns "$ns" -pods "$PODS" -gate="$gate" -concurrency 32
   r=$(cat "$WORK/$name.json")
   # Writes the API server served during this side, per pod and per second of the run.
   local secs; secs=$(sed -n 's/.*"seconds":\([0-9.e+-]*\).*/\1/p' <<<"$r")
-  r=$(sed "s/}\$/,\"api_writes\":$((w1 - w0)),\"api_writes_per_pod\":$(awk -v w=$((w1 - w0)) -v p="$PODS" 'BEGIN{printf "%.2f", w/p}'),\"api_writes_per_second\":$(awk -v w=$((w1 - w0)) -v s="$secs" 'BEGIN{printf "%.1f", w/s}')}/" <<<"$r")
+  r=$(sed "s/}\$/,\"api_writes\":$M_WRITES,\"api_writes_per_pod\":$(awk -v w="$M_WRITES" -v p="$PODS" 'BEGIN{printf "%.2f", w/p}'),\"api_writes_per_second\":$(awk -v w="$M_WRITES" -v s="$secs" 'BEGIN{printf "%.1f", w/s}')}/" <<<"$r")
   echo "$r"
-  echo "== $name: CPU seconds by process: $(cpu_report "$before" "$after" $((SECONDS - t0))); kube-apiserver $(apiserver_ms_per_write "$before" "$after" $((w1 - w0))) ms per write (ceiling loop: $CEILING_APISERVER_MS)" >&2
+  echo "== $name: CPU seconds by process: $(cpu_report "$M_BEFORE" "$M_AFTER" $((SECONDS - t0))); kube-apiserver $(ms_per_write "$(cpu_of "$M_BEFORE" "$M_AFTER" kube-apiserver)" "$M_WRITES") ms per write (ceiling loop: $CEILING_APISERVER_MS)" >&2
   if [[ $name == draco ]]; then
     # What the rest of the pipeline alone allows: if draco used no CPU at all, the box would still
     # spend this much per write on the API server, etcd, the scheduler, KCM and the driver.
-    local rest_ms; rest_ms=$(awk -v t="$(cpu_seconds "$before" "$after" draco)" -v n=$((w1 - w0)) 'BEGIN{printf "%.2f", 1000*t/n}')
+    local rest_ms; rest_ms=$(ms_per_write "$(cpu_seconds "$M_BEFORE" "$M_AFTER" draco)" "$M_WRITES")
     echo "== draco: the rest of the pipeline uses $rest_ms ms of CPU per write; with draco at zero CPU and all $(nproc) cores busy it could serve at most $(awk -v c="$(nproc)" -v r="$rest_ms" -v w="$wps" 'BEGIN{printf "%.0f writes/s = %.0f%%", 1000*c/r, 100*1000*c/r/w}') of the write ceiling" >&2
   fi
   record "$name" "$r"
