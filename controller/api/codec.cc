@@ -1,5 +1,6 @@
 #include "controller/api/codec.h"
 
+
 #include <charconv>
 #include <cmath>
 #include <exception>
@@ -10,6 +11,8 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 #include <yaml-cpp/yaml.h>
+
+#include "controller/api/version_convert.h"
 
 namespace draco::api {
 namespace {
@@ -1105,6 +1108,14 @@ Status AppendManifest(const Value& v, std::vector<Manifest>& out, int depth) {
       }
       return OkStatus();
     }
+  }
+  if (Status s = CheckApiVersion(api_version, k); !s.ok()) return s;
+  if (api_version != "resource.k8s.io/v1" && api_version.starts_with("resource.k8s.io/")) {
+    // Older served versions are read as the API server would store them: converted to v1.
+    rapidjson::Document converted;
+    converted.CopyFrom(v, converted.GetAllocator());
+    if (Status s = ConvertResourceToV1(converted, converted.GetAllocator()); !s.ok()) return s;
+    return AppendManifest(converted, out, depth);
   }
   Manifest m;
   m.api_version = api_version;

@@ -242,8 +242,9 @@ items:
   EXPECT_TRUE(std::holds_alternative<std::monostate>((*m)[2].object));
   EXPECT_EQ((*m)[2].raw_json,
             R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm"},"data":{"k":"v"}})");
-  EXPECT_TRUE(std::holds_alternative<std::monostate>((*m)[3].object));
-  EXPECT_EQ((*m)[3].api_version, "resource.k8s.io/v1beta1");
+  // An older served version is converted to v1, as the API server stores it.
+  EXPECT_EQ(std::get<ResourceClaim>((*m)[3].object).metadata.name, "old");
+  EXPECT_EQ((*m)[3].api_version, "resource.k8s.io/v1");
 
   StatusOr<std::vector<Manifest>> bad = DecodeManifests(
       "apiVersion: v1\nkind: Node\n---\napiVersion: resource.k8s.io/v1\nkind: ResourceClaim\n"

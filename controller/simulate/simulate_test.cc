@@ -54,6 +54,51 @@ TEST(SimulateTest, InputErrorsExitTwo) {
   EXPECT_EQ(RunSimulate(opts, out, err), 2);
 }
 
+TEST(SimulateTest, V1beta1ManifestsAreConvertedToV1) {
+  // NVIDIA's quickstart still ships v1beta1 templates with the flat request fields.
+  Options opts;
+  opts.paths = {std::string(DRACO_SOURCE_DIR) + "/e2e/samples/simulate-v1beta1"};
+  std::ostringstream out, err;
+  EXPECT_EQ(RunSimulate(opts, out, err), 0) << err.str() << out.str();
+  std::string s = out.str();
+  EXPECT_NE(s.find("pod gpu-test1/pod1: allocated"), std::string::npos) << s;
+  EXPECT_NE(s.find("pod gpu-test1/pod2: allocated"), std::string::npos) << s;
+  EXPECT_NE(s.find("node-a/gpu-0"), std::string::npos) << s;
+  EXPECT_NE(s.find("node-a/gpu-1"), std::string::npos) << s;
+  EXPECT_NE(s.find("2 allocated, 0 not allocated"), std::string::npos) << s;
+}
+
+TEST(SimulateTest, UnknownApiVersionExitsTwoNamingIt) {
+  std::string tmp = ::testing::TempDir() + "/alpha.yaml";
+  std::ofstream(tmp) << "apiVersion: resource.k8s.io/v1alpha3\nkind: DeviceClass\n"
+                        "metadata: {name: gpu}\n";
+  Options opts;
+  opts.paths = {tmp};
+  std::ostringstream out, err;
+  EXPECT_EQ(RunSimulate(opts, out, err), 2);
+  EXPECT_NE(err.str().find("resource.k8s.io/v1alpha3"), std::string::npos) << err.str();
+}
+
+TEST(SimulateTest, FeatureGatesFollowTheKubernetesVersion) {
+  // The sample GPUs are partitionable (shared counters): kube-scheduler 1.35 has
+  // DRAPartitionableDevices off by default, so devices that consume counters are not allocated.
+  Options opts;
+  std::ostringstream out, err;
+  opts.paths = {kSamples};
+  opts.kubernetes_minor = 35;
+  EXPECT_EQ(RunSimulate(opts, out, err), 1) << err.str();
+  EXPECT_NE(out.str().find("0 allocated"), std::string::npos) << out.str();
+  // Turning the gate on gives 1.37's answer.
+  opts.feature_gates = "DRAPartitionableDevices=true";
+  std::ostringstream out2;
+  EXPECT_EQ(RunSimulate(opts, out2, err), 1) << err.str();
+  EXPECT_NE(out2.str().find("3 allocated, 1 not allocated"), std::string::npos) << out2.str();
+  opts.feature_gates = "DRAPrioritizedList=maybe";
+  std::ostringstream out3, err3;
+  EXPECT_EQ(RunSimulate(opts, out3, err3), 2);
+  EXPECT_NE(err3.str().find("--feature-gates"), std::string::npos) << err3.str();
+}
+
 TEST(SimulateTest, ExplainNamesTheFunnel) {
   Options opts;
   opts.paths = {kSamples};
