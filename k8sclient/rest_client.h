@@ -146,6 +146,11 @@ class RestClient {
   // DELETE; returns the response body (the object while it is being finalized, or a Status).
   virtual StatusOr<std::string> Delete(const GroupVersionResource& gvr, std::string_view ns,
                                        std::string_view name, const DeleteOptions& opts = {}) = 0;
+  // GET of a non-resource path such as "/version", "/apis" or "/apis/GROUP/VERSION" (discovery);
+  // returns the body. The default (for fakes) is Unimplemented.
+  virtual StatusOr<std::string> GetPath(std::string_view path) {
+    return UnimplementedError("GetPath " + std::string(path));
+  }
   // For shutdown; irreversible and thread-safe. Requests in flight are aborted, waits between
   // retries end at once, and every later call returns Cancelled without contacting the server.
   // Without it, a process stopping while the API server is unreachable waits out each

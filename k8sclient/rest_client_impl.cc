@@ -235,6 +235,10 @@ class RestClientImpl final : public RestClient {
     return Body(Do({http::methods::GET, b.to_string(), "", "", true}));
   }
 
+  StatusOr<std::string> GetPath(std::string_view path) override {
+    return Body(Do({http::methods::GET, std::string(path), "", "", true}));
+  }
+
   StatusOr<ObjectList> List(const GroupVersionResource& gvr, std::string_view ns,
                             const ListOptions& opts) override {
     web::uri_builder b(ResourcePath(gvr, ns));

@@ -13,8 +13,15 @@ step() { echo "=== $* ($(date -u +%T))"; }
 step "dependencies"
 ./scripts/install-deps.sh
 
+# Every test runs on Kubernetes v1.37.2; the version-sensitive ones also on the oldest supported
+# version (e2e/matrix.sh runs all of them on every version).
+MATRIX_VERSIONS=${DRACO_MATRIX_VERSIONS:-v1.34.4}
+MATRIX_TESTS=${DRACO_MATRIX_TESTS:-draco_lifecycle,admission_gate,chart_install}
 step "control-plane binaries"
-/usr/bin/time -f "control-plane build: %e s, peak RSS %M KiB" e2e/cluster/build.sh >/dev/null
+for v in v1.37.2 ${MATRIX_VERSIONS//,/ }; do
+  DRACO_K8S_VERSION=$v /usr/bin/time -f "control-plane $v build: %e s, peak RSS %M KiB" \
+    e2e/cluster/build.sh >/dev/null
+done
 
 step "C++ build"
 cmake -S . -B "$BUILD" -G Ninja -DDRACO_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
@@ -41,6 +48,11 @@ ctest --test-dir "$BUILD" --output-on-failure -j"$JOBS" -LE '^(integration|e2e)$
 # controllers, so they run one at a time.
 step "ctest: integration and e2e (serial)"
 ctest --test-dir "$BUILD" --output-on-failure -j1 -L '^(integration|e2e)$' "$@"
+
+if [[ -n $MATRIX_VERSIONS ]]; then
+  step "e2e on Kubernetes ${MATRIX_VERSIONS} ($MATRIX_TESTS)"
+  e2e/matrix.sh --versions "$MATRIX_VERSIONS" --tests "$MATRIX_TESTS" "$BUILD"
+fi
 
 if [[ -f scripts/tsan-targets.txt ]]; then
   step "TSan"

@@ -23,13 +23,13 @@ std::shared_ptr<const T> DecodeObj(const k8s::ObjectPtr& obj) {
 }  // namespace
 
 Informers::Informers(k8s::RestClient& client, ClusterCache& cache, Clock& clock,
-                     Clock::Duration policy_probe_interval)
+                     Clock::Duration policy_probe_interval, bool watch_device_taint_rules)
     : client_(client), cache_(cache), clock_(clock), policy_probe_interval_(policy_probe_interval) {
   Add(kResourceClaimsGvr, Handler(&Informers::OnClaim));
   Add(kResourceClaimTemplatesGvr, Handler(&Informers::OnTemplate));
   Add(kDeviceClassesGvr, Handler(&Informers::OnClass));
   Add(kResourceSlicesGvr, Handler(&Informers::OnSlice));
-  Add(kDeviceTaintRulesGvr, Handler(&Informers::OnTaintRule));
+  if (watch_device_taint_rules) Add(kDeviceTaintRulesGvr, Handler(&Informers::OnTaintRule));
   Add(k8s::kPods, Handler(&Informers::OnPod));
   Add(k8s::kNodes, Handler(&Informers::OnNode));
 }

@@ -50,9 +50,11 @@ inline const k8s::GroupVersionResource kAllocationPoliciesGvr{"draco.dev", "v1al
 class Informers {
  public:
   // All references must outlive this object. `controller` may be null (cache only, e.g. on a
-  // standby replica before it leads); SetController() attaches it later.
+  // standby replica before it leads); SetController() attaches it later. DeviceTaintRules are
+  // watched only with `watch_device_taint_rules` (servers before 1.37 do not serve them in v1).
   Informers(k8s::RestClient& client, ClusterCache& cache, Clock& clock,
-            Clock::Duration policy_probe_interval = std::chrono::seconds(30));
+            Clock::Duration policy_probe_interval = std::chrono::seconds(30),
+            bool watch_device_taint_rules = true);
   ~Informers();
 
   void SetController(Controller* controller);

@@ -18,6 +18,7 @@
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include "controller/allocator/features.h"
 #include "controller/allocator/selector.h"
 #include "controller/metrics/controller_metrics.h"
 #include "controller/metrics/rest_client_metrics.h"
@@ -28,6 +29,7 @@
 #include "controller/reconcilers/informers.h"
 #include "controller/reconcilers/snapshot_allocator.h"
 #include "controller/reconcilers/worker.h"
+#include "controller/run/server_profile.h"
 #include "controller/server/http_server.h"
 #include "k8sclient/config.h"
 #include "k8sclient/leaderelection/leader_elector.h"
@@ -183,6 +185,10 @@ StatusOr<Flags> ParseFlags(int argc, char** argv) {
       auto n = ParseNumber<int>(v);
       if (!n.ok() || *n < 0) return InvalidArgumentError("-v must be a number >= 0");
       f.verbosity = *n;
+    } else if (name == "feature-gates") {
+      alloc::Features scratch = alloc::DefaultFeatures();
+      st = alloc::ApplyFeatureGates(v, alloc::kNewestKnownMinor, scratch).WithPrefix("--" + name);
+      f.feature_gates = v;
     } else if (name == "log-format") {
       if (v != "text" && v != "json") return InvalidArgumentError("--log-format: text or json");
       f.log_format = v;
@@ -232,6 +238,9 @@ std::string FlagUsage() {
        "                                     look for the AllocationPolicy CRD again while it is\n"
        "                                     not installed (default " +
        std::to_string(d.allocation_policy_recheck_seconds) + ")\n";
+  u += "  --feature-gates A=true,B=false     DRA feature gates with kube-scheduler's names; the\n"
+       "                                     defaults are the API server version's (known: " +
+       alloc::FeatureGateNames() + ")\n";
   u += "  -v N                               log verbosity (0 info, 1 debug, 4 trace)\n";
   u += "  --log-format text|json             log format (default text)\n";
   return u;
@@ -321,8 +330,16 @@ int RunMain(int argc, char** argv) {
   auto inventory =
       std::make_shared<metrics::InventoryCollector>([&cache] { return cache.Inventory(); });
 
+  k8s::Discovery discovery(**client);
+  StatusOr<ServerProfile> profile = DiscoverServer(discovery, flags->feature_gates);
+  if (!profile.ok()) {
+    spdlog::error("cannot use the API server: {}", profile.status().ToString());
+    return 1;
+  }
+  spdlog::info("API server: {}", profile->Summary());
   reconcilers::Informers informers(**client, cache, clock,
-                                   std::chrono::seconds(flags->allocation_policy_recheck_seconds));
+                                   std::chrono::seconds(flags->allocation_policy_recheck_seconds),
+                                   profile->device_taint_rules);
   std::atomic<bool> leading{!flags->leader_elect};
   std::vector<std::unique_ptr<server::HttpServer>> servers;
   auto start_server = [&](const std::string& addr, std::vector<server::Route> routes) {
@@ -456,6 +473,7 @@ int RunMain(int argc, char** argv) {
     alloc::Allocator::Config ac;
     ac.selectors = alloc::NewCelSelectorCompiler();
     ac.timeout = 10s;
+    ac.features = profile->features;
     allocator = std::make_unique<reconcilers::SnapshotAllocator>(cache, ac);
     reconcilers::ControllerOptions co;
     co.allocate = flags->allocate;

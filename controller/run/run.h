@@ -12,6 +12,8 @@
 //   --allocate[=true|false]        allocate gated pods and immediate claims (default true)
 //   --pin-allocated-node[=BOOL]    add the node of node-local allocations as required node
 //                                  affinity when releasing the pod (default true)
+//   --feature-gates A=B,...        DRA feature gates (kube-scheduler names); defaults follow the
+//                                  API server's version
 //   -v N / --v N                   log verbosity (0 info, 1-3 debug, 4+ trace)
 //   --log-format text|json         log format (default text)
 // Lifecycle: informers start at once (a standby replica keeps a warm cache); on becoming leader
@@ -42,6 +44,8 @@ struct Flags {
   int http_threads = 4;
   bool allocate = true;
   bool pin_allocated_node = true;
+  // kube-scheduler DRA gate overrides on top of the server version's defaults.
+  std::string feature_gates;
   int verbosity = 0;
   std::string log_format = "text";
   // How often to look again for the AllocationPolicy CRD while it is not installed.

@@ -80,5 +80,16 @@ TEST(ParseFlagsTest, PinAllocatedNode) {
   EXPECT_FALSE(Parse({"--http-threads=0"}).ok());
 }
 
+TEST(ParseFlagsTest, FeatureGates) {
+  auto f = Parse({"--feature-gates=DRAListTypeAttributes=true,DRADeviceTaints=false"});
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_EQ(f->feature_gates, "DRAListTypeAttributes=true,DRADeviceTaints=false");
+  EXPECT_TRUE(Parse({})->feature_gates.empty());
+  auto bad = Parse({"--feature-gates", "NoSuchGate=true"});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("NoSuchGate"), std::string::npos) << bad.status();
+  EXPECT_NE(FlagUsage().find("--feature-gates"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace draco::run

@@ -1,6 +1,7 @@
 #include "controller/simulate/simulate.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -14,6 +15,7 @@
 
 #include "controller/allocator/allocator.h"
 #include "controller/allocator/explain.h"
+#include "controller/allocator/features.h"
 #include "controller/allocator/json_codec.h"
 #include "controller/api/codec.h"
 
@@ -284,6 +286,11 @@ Status Build(const Options& opts, Simulation* sim, std::ostream& err) {
   cfg.selectors = alloc::NewCelSelectorCompiler();
   cfg.timeout = std::chrono::milliseconds(10000);
   cfg.policies = sim->in.policies;
+  cfg.features = alloc::DefaultFeatures(opts.kubernetes_minor);
+  if (Status s = alloc::ApplyFeatureGates(opts.feature_gates, opts.kubernetes_minor, cfg.features);
+      !s.ok()) {
+    return s.WithPrefix("--feature-gates");
+  }
   std::vector<ResourceClaim> allocated;
   for (const auto& c : sim->claims) {
     if (c.allocation) allocated.push_back(c);
@@ -394,11 +401,27 @@ int ParseArgs(int argc, char** argv, Options* opts, std::ostream& err, bool expl
       opts->json = o == "json";
     } else if (a == "--node") {
       opts->node = next();
+    } else if (a == "--feature-gates") {
+      opts->feature_gates = next();
+    } else if (a.rfind("--feature-gates=", 0) == 0) {
+      opts->feature_gates = a.substr(16);
+    } else if (a == "--kubernetes-version") {
+      std::string v = next();
+      if (v.rfind("v", 0) == 0) v = v.substr(1);
+      int minor = -1;
+      if (v.rfind("1.", 0) == 0) minor = std::atoi(v.c_str() + 2);
+      if (minor < alloc::kOldestKnownMinor || minor > alloc::kNewestKnownMinor) {
+        err << "--kubernetes-version " << v << ": draco knows 1." << alloc::kOldestKnownMinor
+            << " to 1." << alloc::kNewestKnownMinor << "\n";
+        return kExitInput;
+      }
+      opts->kubernetes_minor = minor;
     } else if (a == "--explain-all") {
       opts->explain_all = true;
     } else if (a == "-h" || a == "--help") {
-      err << (explain ? "usage: draco explain -f FILE|DIR CLAIM [--node NODE] [-o text|json]\n"
-                      : "usage: draco simulate -f FILE|DIR [-f ...] [-o text|json]\n");
+      err << (explain ? "usage: draco explain -f FILE|DIR CLAIM [--node NODE] [-o text|json]"
+                      : "usage: draco simulate -f FILE|DIR [-f ...] [-o text|json]")
+          << " [--kubernetes-version 1.MINOR] [--feature-gates A=true,B=false]\n";
       return kExitInput;
     } else if (explain && opts->claim.empty() && !a.empty() && a[0] != '-') {
       opts->claim = a;

@@ -26,6 +26,10 @@ struct Options {
   bool explain_all = false;        // explain even allocated claims' requests
   std::string claim;               // explain: namespace/name (or name in "default")
   std::string node;                // explain: restrict to one node
+  // DRA feature gates as kube-scheduler 1.<kubernetes_minor> has them by default, overridden by
+  // feature_gates ("DRAListTypeAttributes=true,..."); --kubernetes-version and --feature-gates.
+  int kubernetes_minor = 37;
+  std::string feature_gates;
 };
 
 int RunSimulate(const Options& opts, std::ostream& out, std::ostream& err);

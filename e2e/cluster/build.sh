@@ -1,12 +1,18 @@
 #!/usr/bin/env bash
 # Builds the control-plane binaries (etcd, kube-apiserver, kube-controller-manager, kube-scheduler,
-# kubectl, helm) from the pinned wrapper modules beside this script. Results are cached by version
-# under ${DRACO_CACHE:-$HOME/.cache/draco}/; a binary already in the cache is not rebuilt.
+# kubectl, helm) from the pinned wrapper modules beside this script. The Kubernetes version is
+# ${DRACO_K8S_VERSION:-v1.37.2}, one of the directories under k8s/ (v1.34.4, v1.35.4, v1.36.3,
+# v1.37.2; add one with k8s-modgen.sh). Results are cached by version under
+# ${DRACO_CACHE:-$HOME/.cache/draco}/; a binary already in the cache is not rebuilt.
 # Prints the bin directory on the last line of stdout.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 export GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS=-mod=mod
-K8S=v1.37.2
+K8S=${DRACO_K8S_VERSION:-v1.37.2}
+if [[ ! -f $here/k8s/$K8S/go.mod ]]; then
+  echo "[build] unsupported Kubernetes version $K8S; supported: $(ls "$here/k8s" | tr '\n' ' ')" >&2
+  exit 2
+fi
 ETCD=$(awk '$1=="go.etcd.io/etcd/server/v3"{print $2}' "$here/etcd/go.mod")
 HELM=$(awk '$1=="helm.sh/helm/v4"{print $2}' "$here/helm/go.mod")
 cache=${DRACO_CACHE:-$HOME/.cache/draco}
@@ -22,7 +28,7 @@ if [[ ! -x "$bin/kube-apiserver" || ! -x "$bin/kube-controller-manager" || ! -x 
             buildDate=2026-01-01T00:00:00Z; do
     ldf="$ldf -X k8s.io/component-base/version.$kv -X k8s.io/client-go/pkg/version.$kv"
   done
-  (cd "$here/k8s" && go build -trimpath -tags=notest -ldflags="$ldf" -o "$bin/" \
+  (cd "$here/k8s/$K8S" && go build -trimpath -tags=notest -ldflags="$ldf" -o "$bin/" \
      k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager \
      k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kubectl)
 fi

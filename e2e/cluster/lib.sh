@@ -8,6 +8,19 @@ ETCD_DATA=${DRACO_ETCD_DATA:-/dev/shm/draco-e2e-etcd-$API_PORT}
 # One gate string for all three components (upstream drops fields of disabled gates on write).
 FEATURE_GATES=${DRACO_FEATURE_GATES:-DRAPrioritizedList=true,DRAPartitionableDevices=true,DRAConsumableCapacity=true,DRADeviceTaints=true,DRADeviceTaintRules=true,DRADeviceBindingConditions=true,DRAResourceClaimDeviceStatus=true,DRAAdminAccess=true}
 
+# supported_gates: $FEATURE_GATES without the gates this version's kube-apiserver does not list in
+# --help (older versions refuse unknown gates; gates locked to their default are not listed and
+# are on anyway). Needs $BIN.
+supported_gates() {
+  local help g out=()
+  help=$("$BIN/kube-apiserver" --help 2>&1 | grep -oE '(kube:)?[A-Za-z0-9]+=true\|false' | sed 's/^kube://')
+  IFS=, read -ra gs <<<"$FEATURE_GATES"
+  for g in "${gs[@]}"; do
+    grep -qx "${g%%=*}=true|false" <<<"$help" && out+=("$g")
+  done
+  (IFS=,; echo "${out[*]}")
+}
+
 log() { echo "[cluster] $*" >&2; }
 die() { echo "[cluster] ERROR: $*" >&2; exit 1; }
 
@@ -56,7 +69,7 @@ start_apiserver() {
     --service-cluster-ip-range=10.0.0.0/24 \
     --disable-admission-plugins=ServiceAccount,TaintNodesByCondition \
     --endpoint-reconciler-type=none --allow-privileged=true \
-    --feature-gates="$FEATURE_GATES" --profiling="${DRACO_APISERVER_PROFILING:-false}" --v=1
+    --feature-gates="$(supported_gates)" --profiling="${DRACO_APISERVER_PROFILING:-false}" --v=1
 }
 
 apiserver_ready() { curl -sf --cacert "$D/pki/ca.crt" "https://127.0.0.1:$API_PORT/readyz"; }

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Starts a real Kubernetes v1.37.2 control plane on 127.0.0.1: etcd, kube-apiserver (TLS with a
+# Starts a real Kubernetes control plane (v1.37.2, or $DRACO_K8S_VERSION: v1.34.4, v1.35.4, v1.36.3)
+# on 127.0.0.1: etcd, kube-apiserver (TLS with a
 # generated CA, token + client-certificate auth, RBAC, service-account keys, resource.k8s.io/v1 and
 # the DRA gates), kube-scheduler and kube-controller-manager (resourceclaim-controller, node
 # lifecycle and taint eviction disabled), plus fake Ready Nodes (API objects, no kubelet).
@@ -39,7 +40,9 @@ NODE
   done | "$BIN/kubectl" --kubeconfig "$D/kubeconfig" apply -f - >/dev/null
 }
 
-if [[ -f $D/env ]] && apiserver_ready >/dev/null 2>&1; then
+running=$([[ -f $D/env ]] && sed -n 's/^export DRACO_K8S_VERSION="\(.*\)"$/\1/p' "$D/env" || true)
+if [[ -f $D/env ]] && [[ ${running:-v1.37.2} == "${DRACO_K8S_VERSION:-v1.37.2}" ]] &&
+   apiserver_ready >/dev/null 2>&1; then
   BIN=$(sed -n 's/^export DRACO_BIN="\(.*\)"$/\1/p' "$D/env")
   create_nodes
   log "already running ($D/env); ensured $NODES nodes"
@@ -111,6 +114,7 @@ K=("$BIN/kubectl" --kubeconfig "$D/kubeconfig")
 wait_for "default namespace" 60 "${K[@]}" get namespace default
 
 # --- kube-scheduler and kube-controller-manager --------------------------------------------
+gates=$(supported_gates)
 cat >"$D/scheduler.yaml" <<SC
 apiVersion: kubescheduler.config.k8s.io/v1
 kind: KubeSchedulerConfiguration
@@ -119,14 +123,14 @@ leaderElection: {leaderElect: false}
 SC
 start_bg kube-scheduler "$BIN/kube-scheduler" --config="$D/scheduler.yaml" \
   --authentication-kubeconfig="$D/kubeconfig" --authorization-kubeconfig="$D/kubeconfig" \
-  --bind-address=127.0.0.1 --secure-port=0 --feature-gates="$FEATURE_GATES" --v=1
+  --bind-address=127.0.0.1 --secure-port=0 --feature-gates="$gates" --v=1
 start_bg kube-controller-manager "$BIN/kube-controller-manager" --kubeconfig="$D/kubeconfig" \
   --authentication-kubeconfig="$D/kubeconfig" --authorization-kubeconfig="$D/kubeconfig" \
   --leader-elect=false --bind-address=127.0.0.1 --secure-port=0 \
   --controllers='*,-resourceclaim-controller,-node-lifecycle-controller,-taint-eviction-controller,-device-taint-eviction-controller' \
   --use-service-account-credentials=false --service-account-private-key-file="$D/sa.key" \
   --root-ca-file="$pki/ca.crt" --kube-api-qps=200 --kube-api-burst=400 \
-  --feature-gates="$FEATURE_GATES" --v=1
+  --feature-gates="$gates" --v=1
 
 create_nodes
 
@@ -142,6 +146,7 @@ export DRACO_CA="$pki/ca.crt"
 export DRACO_CLIENT_CERT="$pki/admin.crt"
 export DRACO_CLIENT_KEY="$pki/admin.key"
 export DRACO_BIN="$BIN"
+export DRACO_K8S_VERSION="${DRACO_K8S_VERSION:-v1.37.2}"
 export PATH="$BIN:\$PATH"
 ENV
 log "control plane up: $("${K[@]}" version -o json | grep -m1 gitVersion | tr -d ' ,') with $NODES nodes; source $D/env"

@@ -1,0 +1,39 @@
+// kube-scheduler's DRA feature gates, mapped onto the allocator's Features.
+//
+// draco allocates what kube-scheduler of the cluster's version would allocate, so the defaults
+// follow the server's minor version (the versioned gate table of k8s.io/kubernetes
+// pkg/features/kube_features.go, 1.34 to 1.37) and `--feature-gates` overrides them with
+// kube-scheduler's gate names and syntax ("DRAPartitionableDevices=true,DRADeviceTaints=false").
+// Pure functions; thread-safe.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "controller/allocator/model.h"
+#include "k8sclient/base/status.h"
+
+namespace draco::alloc {
+
+// The oldest and newest Kubernetes minor versions whose gate defaults draco knows. Older servers
+// get the oldest defaults, newer ones the newest.
+inline constexpr int kOldestKnownMinor = 34;
+inline constexpr int kNewestKnownMinor = 37;
+
+// kube-scheduler 1.<minor>'s defaults for the DRA gates the allocator implements.
+Features DefaultFeatures(int minor = kNewestKnownMinor);
+
+// Applies a kube-style gate list ("Name=true,Other=false", spaces allowed) on top of `features`,
+// as a 1.<minor> kube-scheduler would accept it: an unknown gate name, a value other than
+// true/false, or a gate locked to its default in that version set otherwise is InvalidArgument
+// naming the gate, and `features` is left unchanged. Gates of other subsystems are rejected
+// too: only the gates listed by FeatureGateNames() are accepted.
+Status ApplyFeatureGates(std::string_view spec, int minor, Features& features);
+
+// "DRAAdminAccess=true,DRAConsumableCapacity=true,..." in a fixed order (for logs and --help).
+std::string FeatureGatesString(const Features& features);
+
+// The accepted gate names, comma separated.
+std::string FeatureGateNames();
+
+}  // namespace draco::alloc

@@ -1,0 +1,69 @@
+#include "controller/allocator/features.h"
+
+#include <gtest/gtest.h>
+
+namespace draco::alloc {
+namespace {
+
+TEST(FeaturesTest, DefaultsFollowTheServerVersion) {
+  Features v34 = DefaultFeatures(34);
+  EXPECT_TRUE(v34.admin_access);
+  EXPECT_TRUE(v34.prioritized_list);
+  EXPECT_FALSE(v34.partitionable_devices);
+  EXPECT_FALSE(v34.device_taints);
+  EXPECT_FALSE(v34.device_taint_rules);
+  EXPECT_FALSE(v34.consumable_capacity);
+  EXPECT_FALSE(v34.device_binding);
+
+  Features v36 = DefaultFeatures(36);
+  EXPECT_TRUE(v36.partitionable_devices);
+  EXPECT_TRUE(v36.device_taints);
+  EXPECT_FALSE(v36.device_taint_rules);  // beta, but its API is off by default
+  EXPECT_TRUE(v36.consumable_capacity);
+  EXPECT_TRUE(v36.device_binding);
+  EXPECT_FALSE(v36.list_type_attributes);
+
+  Features v37 = DefaultFeatures(37);
+  EXPECT_TRUE(v37.device_taint_rules);
+  EXPECT_FALSE(v37.fractional_capacity_range);
+  EXPECT_FALSE(v37.compatibility_groups);
+  EXPECT_FALSE(v37.derived_attributes);
+  // The allocator's own defaults are kube-scheduler 1.37's.
+  EXPECT_EQ(FeatureGatesString(v37), FeatureGatesString(Features{}));
+  // Versions outside the table get the nearest known defaults.
+  EXPECT_EQ(FeatureGatesString(DefaultFeatures(31)), FeatureGatesString(v34));
+  EXPECT_EQ(FeatureGatesString(DefaultFeatures(40)), FeatureGatesString(v37));
+}
+
+TEST(FeaturesTest, GatesOverrideDefaults) {
+  Features f = DefaultFeatures(34);
+  ASSERT_TRUE(
+      ApplyFeatureGates(" DRAPartitionableDevices=true, DRAConsumableCapacity = true,", 34, f)
+          .ok());
+  EXPECT_TRUE(f.partitionable_devices);
+  EXPECT_TRUE(f.consumable_capacity);
+  EXPECT_FALSE(f.device_taints);
+  ASSERT_TRUE(ApplyFeatureGates("", 34, f).ok());
+}
+
+TEST(FeaturesTest, BadGatesAreRejectedAndChangeNothing) {
+  Features f = DefaultFeatures(37);
+  Status s = ApplyFeatureGates("DRAListTypeAttributes=true,NoSuchGate=true", 37, f);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("unknown feature gate NoSuchGate"), std::string::npos) << s;
+  EXPECT_FALSE(f.list_type_attributes);
+  // Not yet in 1.34.
+  EXPECT_FALSE(ApplyFeatureGates("DRADeviceCompatibilityGroups=true", 34, f).ok());
+  EXPECT_TRUE(ApplyFeatureGates("DRADeviceCompatibilityGroups=true", 37, f).ok());
+  // Locked in 1.37, settable in 1.36.
+  s = ApplyFeatureGates("DRAPrioritizedList=false", 37, f);
+  EXPECT_NE(s.message().find("locked to true"), std::string::npos) << s;
+  Features g = DefaultFeatures(36);
+  EXPECT_TRUE(ApplyFeatureGates("DRAPrioritizedList=false", 36, g).ok());
+  EXPECT_FALSE(g.prioritized_list);
+  EXPECT_FALSE(ApplyFeatureGates("DRADeviceTaints", 37, f).ok());
+  EXPECT_FALSE(ApplyFeatureGates("DRADeviceTaints=yes", 37, f).ok());
+}
+
+}  // namespace
+}  // namespace draco::alloc
