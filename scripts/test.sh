@@ -34,8 +34,10 @@ if [[ -x tests/oracle/build.sh ]]; then
 fi
 
 step "local control plane"
+# A control plane that answers is reused and left running; anything else (nothing, or the state
+# of one that died, e.g. with an earlier session: its env file stays behind) is replaced by up.sh.
 started=0
-if [[ ! -f ${DRACO_E2E_DIR:-/tmp/draco-e2e}/env ]]; then
+if ! (source e2e/cluster/lib.sh && [[ -f $D/env ]] && apiserver_ready >/dev/null 2>&1); then
   e2e/cluster/up.sh
   started=1
 fi

@@ -33,7 +33,7 @@ while (($#)); do
   esac
 done
 source e2e/cluster/lib.sh
-[[ -f $D/env ]] || e2e/cluster/up.sh
+e2e/cluster/up.sh  # idempotent: a healthy cluster is reused, a dead one replaced
 source "$D/env"
 BUILD=${DRACO_BUILD_DIR:-$root/build}
 OUT=${DRACO_BENCH_OUT:-/tmp/draco-bench/results.jsonl}
