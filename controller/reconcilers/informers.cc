@@ -73,7 +73,7 @@ void Informers::ProbePolicies() {
       opts.name = kAllocationPoliciesGvr.resource;
       opts.clock = &clock_;
       policy_informer_ = std::make_unique<k8s::cache::SharedInformer>(*policy_lw_, opts);
-      policy_informer_->AddEventHandler(Handler(&Informers::OnPolicy));
+      policy_handler_id_ = policy_informer_->AddEventHandler(Handler(&Informers::OnPolicy));
       policy_informer_->Start();
       policy_state_ = PolicyState::kWatching;
       policy_cv_.notify_all();
@@ -107,7 +107,7 @@ void Informers::Add(const k8s::GroupVersionResource& gvr,
   opts.name = gvr.resource;
   opts.clock = &clock_;
   informers_.push_back(std::make_unique<k8s::cache::SharedInformer>(*lws_.back(), opts));
-  informers_.back()->AddEventHandler(std::move(handler));
+  handler_ids_.push_back(informers_.back()->AddEventHandler(std::move(handler)));
 }
 
 void Informers::SetController(Controller* c) { controller_ = c; }
@@ -122,12 +122,18 @@ void Informers::Start() {
 
 bool Informers::WaitForSync(Clock::Duration timeout) {
   auto deadline = clock_.Now() + timeout;
-  for (auto& i : informers_) {
+  // Synced means the handlers have put the initial lists into the ClusterCache, not merely that
+  // the informers' own stores are filled (the handlers run on their own threads).
+  for (size_t i = 0; i < informers_.size(); ++i) {
     auto left = deadline - clock_.Now();
-    if (left <= Clock::Duration::zero() || !i->WaitForCacheSync(left)) return false;
+    if (left <= Clock::Duration::zero() ||
+        !informers_[i]->WaitForHandlerSync(handler_ids_[i], left)) {
+      return false;
+    }
   }
   // The optional policy informer: wait for the probe's answer, then for its sync.
   k8s::cache::SharedInformer* pi = nullptr;
+  int pid = -1;
   {
     std::unique_lock<std::mutex> l(policy_mu_);
     bool answered = clock_.WaitUntil(policy_cv_, l, deadline, [&] {
@@ -136,20 +142,21 @@ bool Informers::WaitForSync(Clock::Duration timeout) {
     if (!answered || stopping_) return false;
     if (policy_state_ == PolicyState::kAbsent) return true;
     pi = policy_informer_.get();
+    pid = policy_handler_id_;
   }
   auto left = deadline - clock_.Now();
-  return left > Clock::Duration::zero() && pi->WaitForCacheSync(left);
+  return left > Clock::Duration::zero() && pi->WaitForHandlerSync(pid, left);
 }
 
 bool Informers::HasSynced() const {
-  for (const auto& i : informers_) {
-    if (!i->HasSynced()) return false;
+  for (size_t i = 0; i < informers_.size(); ++i) {
+    if (!informers_[i]->HandlerHasSynced(handler_ids_[i])) return false;
   }
   std::lock_guard<std::mutex> l(policy_mu_);
   // A CRD installed while running does not make a ready replica unready while it lists.
   return policy_state_ == PolicyState::kAbsent ||
          (policy_state_ == PolicyState::kWatching &&
-          (policy_was_absent_ || policy_informer_->HasSynced()));
+          (policy_was_absent_ || policy_informer_->HandlerHasSynced(policy_handler_id_)));
 }
 
 void Informers::Stop() {

@@ -89,6 +89,7 @@ class Informers {
   std::atomic<Controller*> controller_{nullptr};
   std::vector<std::unique_ptr<k8s::cache::ListWatch>> lws_;
   std::vector<std::unique_ptr<k8s::cache::SharedInformer>> informers_;
+  std::vector<int> handler_ids_;  // informers_[i]'s handler, whose sync means "cache filled"
 
   // The optional policy informer (created by the probe thread once the CRD is served).
   const Clock::Duration policy_probe_interval_;
@@ -98,6 +99,7 @@ class Informers {
   bool stopping_ = false;
   PolicyState policy_state_ = PolicyState::kProbing;
   bool policy_was_absent_ = false;
+  int policy_handler_id_ = -1;
   std::unique_ptr<k8s::cache::ListWatch> policy_lw_;
   std::unique_ptr<k8s::cache::SharedInformer> policy_informer_;
   std::thread probe_thread_;

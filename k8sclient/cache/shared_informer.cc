@@ -1,6 +1,8 @@
 #include "k8sclient/cache/shared_informer.h"
 
 #include <exception>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <unordered_set>
 
@@ -73,8 +75,13 @@ class SharedInformer::Fifo final : public ReflectorStore {
 // One registered handler: an unbounded buffer drained by its own thread.
 class SharedInformer::Listener {
  public:
-  Listener(int id, ResourceEventHandler handler, std::string informer_name)
-      : id_(id), handler_(std::move(handler)), informer_name_(std::move(informer_name)) {
+  // `on_synced` runs on the listener's thread once the handler has seen the initial list.
+  Listener(int id, ResourceEventHandler handler, std::string informer_name,
+           std::function<void()> on_synced)
+      : id_(id),
+        handler_(std::move(handler)),
+        informer_name_(std::move(informer_name)),
+        on_synced_(std::move(on_synced)) {
     thread_ = std::thread([this] { Run(); });
   }
   ~Listener() { Stop(); }
@@ -122,6 +129,7 @@ class SharedInformer::Listener {
             break;
           case Notification::Type::kSynced:
             synced_ = true;
+            on_synced_();
             break;
         }
       } catch (const std::exception& e) {
@@ -135,6 +143,7 @@ class SharedInformer::Listener {
   const int id_;
   const ResourceEventHandler handler_;
   const std::string informer_name_;
+  const std::function<void()> on_synced_;
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<Notification> pending_;
@@ -174,7 +183,10 @@ SharedInformer::~SharedInformer() { Stop(); }
 int SharedInformer::AddEventHandler(ResourceEventHandler handler) {
   std::lock_guard<std::mutex> l(process_mu_);
   auto listener =
-      std::make_shared<Listener>(next_listener_id_++, std::move(handler), options_.name);
+      std::make_shared<Listener>(next_listener_id_++, std::move(handler), options_.name, [this] {
+        std::lock_guard<std::mutex> sl(sync_mu_);
+        sync_cv_.notify_all();
+      });
   if (started_ && !stopped_) {
     // Bring the late handler up to the current state before any further delta.
     for (const auto& obj : indexer_->List()) {
@@ -200,6 +212,21 @@ bool SharedInformer::HandlerHasSynced(int id) const {
     if (listener->id() == id) return listener->synced();
   }
   return false;
+}
+
+bool SharedInformer::WaitForHandlerSync(int id, Clock::Duration timeout) {
+  std::shared_ptr<Listener> listener;
+  {
+    std::lock_guard<std::mutex> l(process_mu_);
+    for (const auto& candidate : listeners_) {
+      if (candidate->id() == id) listener = candidate;
+    }
+  }
+  if (!listener) return false;
+  // Not under process_mu_: the processing loop takes sync_mu_ while holding it.
+  std::unique_lock<std::mutex> lock(sync_mu_);
+  return clock_.WaitUntil(sync_cv_, lock, clock_.Now() + timeout,
+                          [&] { return listener->synced(); });
 }
 
 void SharedInformer::RemoveEventHandler(int id) {

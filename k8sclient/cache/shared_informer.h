@@ -82,6 +82,10 @@ class SharedInformer {
   // for a handler added later, for every synthetic add). HasSynced() only says the cache is
   // filled; handler calls happen asynchronously after that. False for unknown ids.
   bool HandlerHasSynced(int id) const;
+  // Blocks until HandlerHasSynced(id) or `timeout` passes on the informer's clock; returns
+  // HandlerHasSynced(id). Use this, not WaitForCacheSync(), before acting on what the handler
+  // built from the initial list.
+  bool WaitForHandlerSync(int id, Clock::Duration timeout);
   // Stops delivering to the handler (pending notifications are dropped) and joins its thread.
   // Must not be called from inside that handler's callback.
   void RemoveEventHandler(int id);

@@ -2,6 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <thread>
+
 #include "k8sclient/cache/testing/fake_lister_watcher.h"
 
 namespace draco::k8s::cache {
@@ -131,6 +136,33 @@ TEST_F(SharedInformerTest, HandlerHasSyncedAfterItsInitialAdds) {
   gate.unlock();
   EXPECT_TRUE(Eventually([&] { return inf->HandlerHasSynced(id); }));
   EXPECT_FALSE(inf->HandlerHasSynced(12345));
+  inf->Stop();
+}
+
+TEST_F(SharedInformerTest, WaitForHandlerSyncReturnsOnlyAfterTheHandlerSawTheInitialList) {
+  lw_.PushList(List("10", {Obj("ns", "a", "9")}));
+  lw_.PushWatch();
+  auto inf = Make();
+  std::mutex gate;
+  gate.lock();
+  std::atomic<int> adds{0};
+  ResourceEventHandler blocked;
+  blocked.on_add = [&](const ObjectPtr&, bool) {
+    std::lock_guard<std::mutex> l(gate);
+    ++adds;
+  };
+  const int id = inf->AddEventHandler(blocked);
+  EXPECT_FALSE(inf->WaitForHandlerSync(12345, std::chrono::seconds(1)));  // unknown id
+  inf->Start();
+  ASSERT_TRUE(inf->WaitForCacheSync(std::chrono::seconds(10)));
+  std::atomic<int> result{-1};
+  std::thread waiter([&] { result = inf->WaitForHandlerSync(id, std::chrono::seconds(10)); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_EQ(result.load(), -1);  // the store is filled, the handler is still blocked
+  gate.unlock();
+  waiter.join();
+  EXPECT_EQ(result.load(), 1);
+  EXPECT_EQ(adds.load(), 1);  // the handler's initial add happened before the wait returned
   inf->Stop();
 }
 
