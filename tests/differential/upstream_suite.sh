@@ -70,7 +70,7 @@ passed = [t for t in leaves if outcome[t] == "pass"]
 for t in leaves:
     if outcome[t] != "pass":
         print(f"--- {outcome[t].upper()}: {t}")
-        print("".join(output.get(t, [])[-40:]), end="")
+        print("".join(output.get(t, [])[-300:]), end="")
 print(f"upstream allocator suite: {len(passed)} passed of {len(leaves)}")
 full = run == "^(TestAllocator|TestLexicographicalAllocator)$"
 if full and len(leaves) != expected:

@@ -18,6 +18,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"sync"
 	"time"
 
@@ -203,7 +204,9 @@ func allocatedClaims(s internal.AllocatedState) []resourceapi.ResourceClaim {
 		c := make(map[resourceapi.QualifiedName]resource.Quantity, len(consumed))
 		for name, q := range consumed {
 			if q != nil {
-				c[name] = q.DeepCopy()
+				v := q.DeepCopy()
+				wireQuantity(&v)
+				c[name] = v
 			}
 		}
 		add(id, &share, c)
@@ -234,9 +237,9 @@ func (a *Allocator) Allocate(ctx context.Context, node *v1.Node, claims []*resou
 	req := map[string]any{
 		"node":            node,
 		"classes":         classes,
-		"slices":          a.slices,
+		"slices":          wireSlices(a.slices),
 		"allocatedClaims": allocatedClaims(a.state),
-		"claims":          claims,
+		"claims":          wireClaims(claims),
 		"features":        featureKeys(a.features),
 	}
 	if deadline, ok := ctx.Deadline(); ok {
@@ -267,34 +270,86 @@ func (a *Allocator) Allocate(ctx context.Context, node *v1.Node, claims []*resou
 		return nil, fmt.Errorf("draco returned %d results for %d claims", len(ans.Results), len(claims))
 	}
 	for i := range ans.Results {
-		restoreRepresentation(&ans.Results[i], claims[i], a.slices)
+		restoreRepresentation(&ans.Results[i], claims[i], a.slices, a.features)
 	}
 	return ans.Results, nil
 }
 
-// restoreRepresentation gives each consumed-capacity quantity of `r` the Go representation the
-// same value has among the inputs (the claim's capacity request, the device's capacity value or
-// request policy), else the one upstream builds for a value rounded up to a step. JSON carries
-// only the value; resource.Quantity also keeps its format and scale, which reflect.DeepEqual
-// compares. Values are never changed.
-func restoreRepresentation(r *resourceapi.AllocationResult, claim *resourceapi.ResourceClaim, slices []*resourceapi.ResourceSlice) {
+// restoreRepresentation gives the values draco returned the Go representation upstream's
+// allocator would have given them. JSON carries only values, while reflect.DeepEqual (which the
+// table uses) also compares a resource.Quantity's format and scale and nil versus empty slices.
+// Values are never changed: a consumed amount takes the representation of the input quantity it
+// came from when that input has the same value (else it stays as decoded), and binding
+// conditions are the device's own slices when they have the same content.
+func restoreRepresentation(r *resourceapi.AllocationResult, claim *resourceapi.ResourceClaim,
+	resourceSlices []*resourceapi.ResourceSlice, features internal.Features) {
 	for i := range r.Devices.Results {
 		res := &r.Devices.Results[i]
+		device := findDevice(resourceSlices, res)
+		if device == nil {
+			continue
+		}
+		if features.DeviceBindingAndStatus {
+			if slices.Equal(res.BindingConditions, device.BindingConditions) {
+				res.BindingConditions = slices.Clone(device.BindingConditions)
+			}
+			if slices.Equal(res.BindingFailureConditions, device.BindingFailureConditions) {
+				res.BindingFailureConditions = slices.Clone(device.BindingFailureConditions)
+			}
+		}
 		for name, q := range res.ConsumedCapacity {
-			candidates, stepFormat := representations(claim, res, name, slices)
-			res.ConsumedCapacity[name] = pickRepresentation(q, candidates, stepFormat)
+			capacity, ok := device.Capacity[name]
+			if !ok {
+				continue
+			}
+			res.ConsumedCapacity[name] = representation(q, requestedCapacity(claim, res.Request, name), capacity)
 		}
 	}
 }
 
-func pickRepresentation(q resource.Quantity, candidates []resource.Quantity, stepFormat resource.Format) resource.Quantity {
-	for _, c := range candidates {
-		if c.Cmp(q) == 0 {
-			return c.DeepCopy()
+func findDevice(slices []*resourceapi.ResourceSlice, res *resourceapi.DeviceRequestAllocationResult) *resourceapi.Device {
+	for _, s := range slices {
+		if s.Spec.Driver != res.Driver || s.Spec.Pool.Name != res.Pool {
+			continue
+		}
+		for i := range s.Spec.Devices {
+			if s.Spec.Devices[i].Name == res.Device {
+				return &s.Spec.Devices[i]
+			}
 		}
 	}
-	if stepFormat == "" {
-		stepFormat = q.Format
+	return nil
+}
+
+// requestedCapacity is the claim's request for capacity `name` in request "req" or "req/sub".
+func requestedCapacity(claim *resourceapi.ResourceClaim, request string, name resourceapi.QualifiedName) *resource.Quantity {
+	for _, req := range claim.Spec.Devices.Requests {
+		if req.Exactly != nil && req.Name == request && req.Exactly.Capacity != nil {
+			if q, ok := req.Exactly.Capacity.Requests[name]; ok {
+				return &q
+			}
+		}
+		for _, sub := range req.FirstAvailable {
+			if req.Name+"/"+sub.Name == request && sub.Capacity != nil {
+				if q, ok := sub.Capacity.Requests[name]; ok {
+					return &q
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// representation picks the input a consumed amount comes from (the request, the policy default
+// or minimum, a valid value, the capacity itself, or a value rounded up to the range's step, which
+// upstream builds in the step's format) and uses its representation when it has value q.
+func representation(q resource.Quantity, requested *resource.Quantity, capacity resourceapi.DeviceCapacity) resource.Quantity {
+	source, stepFormat := consumedSource(requested, capacity)
+	if source != nil {
+		if source.Cmp(q) == 0 {
+			return source.DeepCopy()
+		}
+		return q
 	}
 	if q.MilliValue()%1000 == 0 {
 		return *resource.NewQuantity(q.Value(), stepFormat)
@@ -302,54 +357,125 @@ func pickRepresentation(q resource.Quantity, candidates []resource.Quantity, ste
 	return *resource.NewMilliQuantity(q.MilliValue(), stepFormat)
 }
 
-// representations lists the input quantities a consumed amount of capacity `name` can come from
-// and the format of the device's range step.
-func representations(claim *resourceapi.ResourceClaim, res *resourceapi.DeviceRequestAllocationResult,
-	name resourceapi.QualifiedName, slices []*resourceapi.ResourceSlice) ([]resource.Quantity, resource.Format) {
-	var out []resource.Quantity
-	var stepFormat resource.Format
-	for _, req := range claim.Spec.Devices.Requests {
-		if req.Exactly != nil && req.Name == res.Request && req.Exactly.Capacity != nil {
-			if q, ok := req.Exactly.Capacity.Requests[name]; ok {
-				out = append(out, q)
-			}
+// consumedSource returns the input quantity the consumed amount is taken from, or nil and the
+// step's format when it is computed by rounding up to a step.
+func consumedSource(requested *resource.Quantity, capacity resourceapi.DeviceCapacity) (*resource.Quantity, resource.Format) {
+	policy := capacity.RequestPolicy
+	if requested == nil {
+		if policy != nil && policy.Default != nil {
+			return policy.Default, ""
 		}
-		for _, sub := range req.FirstAvailable {
-			if req.Name+"/"+sub.Name == res.Request && sub.Capacity != nil {
-				if q, ok := sub.Capacity.Requests[name]; ok {
-					out = append(out, q)
-				}
-			}
+		return &capacity.Value, ""
+	}
+	if policy == nil {
+		return requested, ""
+	}
+	if rng := policy.ValidRange; rng != nil && rng.Min != nil {
+		switch {
+		case requested.Cmp(*rng.Min) < 0:
+			return rng.Min, ""
+		case rng.Step == nil:
+			return requested, ""
+		default:
+			return nil, rng.Step.Format
 		}
 	}
-	for _, s := range slices {
-		if s.Spec.Driver != res.Driver || s.Spec.Pool.Name != res.Pool {
-			continue
-		}
-		for _, d := range s.Spec.Devices {
-			c, ok := d.Capacity[name]
-			if d.Name != res.Device || !ok {
-				continue
-			}
-			out = append(out, c.Value)
-			if p := c.RequestPolicy; p != nil {
-				if p.Default != nil {
-					out = append(out, *p.Default)
-				}
-				out = append(out, p.ValidValues...)
-				if rng := p.ValidRange; rng != nil {
-					if rng.Min != nil {
-						out = append(out, *rng.Min)
-					}
-					if rng.Max != nil {
-						out = append(out, *rng.Max)
-					}
-					if rng.Step != nil {
-						stepFormat = rng.Step.Format
-					}
-				}
-			}
+	for i := range policy.ValidValues {
+		if requested.Cmp(policy.ValidValues[i]) <= 0 {
+			return &policy.ValidValues[i], ""
 		}
 	}
-	return out, stepFormat
+	return requested, ""
+}
+
+// wireQuantity makes q print exactly: apimachinery's encoder prints some values wrongly in their
+// own format (a DecimalSI 1e21 prints as "1"); those are sent in DecimalExponent notation.
+func wireQuantity(q *resource.Quantity) {
+	printed := q.DeepCopy()
+	if back, err := resource.ParseQuantity(printed.String()); err == nil && back.Cmp(*q) == 0 {
+		return
+	}
+	exp := q.DeepCopy()
+	exp.Format = resource.DecimalExponent
+	*q = exp
+}
+
+func wireQuantities[K comparable](m map[K]resource.Quantity) {
+	for k, q := range m {
+		wireQuantity(&q)
+		m[k] = q
+	}
+}
+
+func wireRequirements(c *resourceapi.CapacityRequirements) {
+	if c != nil {
+		wireQuantities(c.Requests)
+	}
+}
+
+// wireClaims returns copies of the claims whose quantities print exactly (inputs are not
+// modified).
+func wireClaims(claims []*resourceapi.ResourceClaim) []*resourceapi.ResourceClaim {
+	out := make([]*resourceapi.ResourceClaim, len(claims))
+	for i, c := range claims {
+		c = c.DeepCopy()
+		for r := range c.Spec.Devices.Requests {
+			req := &c.Spec.Devices.Requests[r]
+			if req.Exactly != nil {
+				wireRequirements(req.Exactly.Capacity)
+			}
+			for s := range req.FirstAvailable {
+				wireRequirements(req.FirstAvailable[s].Capacity)
+			}
+		}
+		out[i] = c
+	}
+	return out
+}
+
+func wireCounters(m map[string]resourceapi.Counter) {
+	for k, c := range m {
+		wireQuantity(&c.Value)
+		m[k] = c
+	}
+}
+
+// wireSlices returns copies of the slices whose quantities print exactly.
+func wireSlices(in []*resourceapi.ResourceSlice) []*resourceapi.ResourceSlice {
+	out := make([]*resourceapi.ResourceSlice, len(in))
+	for i, s := range in {
+		s = s.DeepCopy()
+		for c := range s.Spec.SharedCounters {
+			wireCounters(s.Spec.SharedCounters[c].Counters)
+		}
+		for d := range s.Spec.Devices {
+			dev := &s.Spec.Devices[d]
+			for c := range dev.ConsumesCounters {
+				wireCounters(dev.ConsumesCounters[c].Counters)
+			}
+			for name, capacity := range dev.Capacity {
+				wireQuantity(&capacity.Value)
+				if p := capacity.RequestPolicy; p != nil {
+					for _, q := range []*resource.Quantity{p.Default} {
+						if q != nil {
+							wireQuantity(q)
+						}
+					}
+					for v := range p.ValidValues {
+						wireQuantity(&p.ValidValues[v])
+					}
+					if rng := p.ValidRange; rng != nil {
+						for _, q := range []*resource.Quantity{rng.Min, rng.Max, rng.Step} {
+							if q != nil {
+								wireQuantity(q)
+							}
+						}
+					}
+				}
+				dev.Capacity[name] = capacity
+			}
+		}
+		out[i] = s
+	}
+	return out
 }
