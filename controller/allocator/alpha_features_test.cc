@@ -52,7 +52,7 @@ std::vector<ResourceSlice> Pool(std::vector<Device> devices) {
 }
 
 Outcome AllocateOnN0(Features f, std::vector<Device> devices, const ResourceClaim& claim,
-            std::vector<ResourceClaim> allocated = {}) {
+                     std::vector<ResourceClaim> allocated = {}) {
   Allocator::Config cfg;
   cfg.features = f;
   cfg.selectors = NewCelSelectorCompiler();
@@ -84,7 +84,8 @@ TEST(AlphaFeaturesTest, CompatibilityGroupsMustIntersectOnACounterSet) {
   Features f;
   f.compatibility_groups = true;
   ResourceClaim two = Claim("c", 2);
-  EXPECT_EQ(AllocateOnN0(f, {Gpu("a", {"x"}), Gpu("b", {"y"})}, two).kind, Outcome::Kind::kUnsatisfiable);
+  EXPECT_EQ(AllocateOnN0(f, {Gpu("a", {"x"}), Gpu("b", {"y"})}, two).kind,
+            Outcome::Kind::kUnsatisfiable);
   Outcome o = AllocateOnN0(f, {Gpu("a", {"x"}), Gpu("b", {"y"}), Gpu("c", {"y", "x"})}, two);
   ASSERT_EQ(o.kind, Outcome::Kind::kAllocated) << o.message;
   EXPECT_EQ(Devices(o), (std::vector<std::string>{"a", "c"}));

@@ -919,41 +919,6 @@ void Search::Undo(int claim, ReqData& rd, int ci, const Rollback& rb) {
   if (!rb.groups_saved.empty()) RestoreGroups(ci, rb);
 }
 
-Status Search::AttributeFor(const ReqData& rd, int ci, const std::string& name,
-                            const Attribute** out) {
-  const Candidate& c = pools_->cands[size_t(ci)];
-  const ResourceSlice& slice = impl_.slices_[c.slice];
-  const Device& d = slice.devices[c.device];
-  const std::string* expr = nullptr;
-  for (const auto& [dn, e] : rd.spec->derived_attributes) {
-    if (dn == name) expr = &e;
-  }
-  if (expr == nullptr) {
-    *out = LookupAttribute(d, slice.driver, name);
-    return OkStatus();
-  }
-  auto key = std::make_pair(c.gid, *expr);
-  auto it = derived_.find(key);
-  if (it == derived_.end()) {
-    if (!impl_.config_.selectors) {
-      return InvalidArgumentError("compile derived attribute " + name + " failed: no CEL compiler");
-    }
-    auto comp = impl_.config_.selectors->CompileAttribute(*expr);
-    if (!comp.ok()) {
-      return InvalidArgumentError("compile derived attribute " + name +
-                                  " failed: " + comp.status().message());
-    }
-    auto v = (*comp)->Evaluate(*impl_.Prepared(c.gid));
-    if (!v.ok()) {
-      return InvalidArgumentError("evaluate derived attribute " + name + " on device " +
-                                  DeviceIdString(slice, d) + " failed: " + v.status().message());
-    }
-    it = derived_.emplace(std::move(key), std::move(v).value()).first;
-  }
-  *out = &it->second;
-  return OkStatus();
-}
-
 bool Search::ErrorFree() {
   if (error_free_ >= 0) return error_free_ == 1;
   error_free_ = 1;

@@ -1,6 +1,9 @@
-// DRADeviceCompatibilityGroups (alpha, 1.37): devices drawing from the same counter set may only
-// be allocated together when their declared compatibility groups intersect (upstream
-// experimental allocator, checkAndConsumeCompatibilityGroups). Part of Search (search.h).
+// The 1.37 alpha features of the search (part of Search, search.h):
+//  - DRADeviceCompatibilityGroups: devices drawing from the same counter set may only be
+//    allocated together when their declared compatibility groups intersect (upstream
+//    experimental allocator, checkAndConsumeCompatibilityGroups);
+//  - DRADerivedAttributes: a request's derived attributes (CEL over the device) replace the
+//    device's attributes of the same name for that request's constraints.
 #include <algorithm>
 #include <iterator>
 
@@ -103,6 +106,42 @@ void Search::RestoreGroups(int ci, const Rollback& rb) {
       running.erase(set);
     }
   }
+}
+
+Status Search::AttributeFor(const ReqData& rd, int ci, const std::string& name,
+                            const Attribute** out) {
+  const Candidate& c = pools_->cands[size_t(ci)];
+  const ResourceSlice& slice = impl_.slices_[c.slice];
+  const Device& d = slice.devices[c.device];
+  const std::string* expr = nullptr;
+  for (const auto& [dn, e] : rd.spec->derived_attributes) {
+    if (dn == name) expr = &e;
+  }
+  if (expr == nullptr) {
+    *out = LookupAttribute(d, slice.driver, name);
+    return OkStatus();
+  }
+  auto key = std::make_pair(c.gid, *expr);
+  auto it = derived_.find(key);
+  if (it == derived_.end()) {
+    if (!impl_.config_.selectors) {
+      return InvalidArgumentError("compile derived attribute " + name + " failed: no CEL compiler");
+    }
+    auto comp = impl_.config_.selectors->CompileAttribute(*expr);
+    if (!comp.ok()) {
+      return InvalidArgumentError("compile derived attribute " + name +
+                                  " failed: " + comp.status().message());
+    }
+    auto v = (*comp)->Evaluate(*impl_.Prepared(c.gid));
+    if (!v.ok()) {
+      return InvalidArgumentError("evaluate derived attribute " + name + " on device " +
+                                  slice.driver + "/" + slice.pool + "/" + d.name +
+                                  " failed: " + v.status().message());
+    }
+    it = derived_.emplace(std::move(key), std::move(v).value()).first;
+  }
+  *out = &it->second;
+  return OkStatus();
 }
 
 }  // namespace draco::alloc
