@@ -186,3 +186,29 @@ TEST(AlphaFeaturesTest, DerivedAttributesNeedTheGate) {
 
 }  // namespace
 }  // namespace draco::alloc
+
+namespace draco::alloc {
+namespace {
+
+TEST(AlphaFeaturesTest, ExplanationsSeeDerivedAttributes) {
+  Features f;
+  f.derived_attributes = true;
+  Allocator::Config cfg;
+  cfg.features = f;
+  cfg.selectors = NewCelSelectorCompiler();
+  // One device for two requests: unsatisfiable, but not for lack of the (derived) attribute.
+  auto a = Allocator::Create(cfg, {GpuClass()}, Pool({Gpu("a")}), {}, {});
+  ASSERT_TRUE(a.ok()) << a.status();
+  ResourceClaim c = MatchingPair("example.com/x", R"("same")");
+  Explanation e = (*a)->Explain(kNode, {&c});
+  ASSERT_EQ(e.outcome.kind, Outcome::Kind::kUnsatisfiable);
+  ASSERT_FALSE(e.requests.empty());
+  for (const RequestFunnel& fn : e.requests) {
+    for (const FunnelStage& st : fn.stages) {
+      EXPECT_EQ(st.detail.find("lack the attribute"), std::string::npos) << st.detail;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace draco::alloc
