@@ -455,10 +455,6 @@ StatusOr<std::unique_ptr<Allocator>> Allocator::Create(
 StatusOr<std::unique_ptr<Allocator>> Allocator::Create(
     Config config, std::shared_ptr<const Snapshot> snapshot,
     const std::vector<ResourceClaim>& allocated) {
-  if (config.features.compatibility_groups || config.features.derived_attributes) {
-    return UnimplementedError(
-        "features compatibilityGroups and derivedAttributes (alpha) are not supported");
-  }
   if (!snapshot) return InvalidArgumentError("no snapshot");
   if (snapshot->data().features.device_taint_rules != config.features.device_taint_rules) {
     return InvalidArgumentError("snapshot built with a different DeviceTaintRules feature gate");

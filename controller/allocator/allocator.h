@@ -6,7 +6,11 @@
 // completeness, invalid pools), exactly/firstAvailable requests, ExactCount/All, class and request
 // CEL selectors, admin access, matchAttribute/distinctAttribute, configs in results, partitionable
 // devices with shared counters, consumable capacity, taints/tolerations, binding conditions,
-// node-local / node-selector / all-nodes devices, the result node selector and every limit.
+// node-local / node-selector / all-nodes devices, the result node selector and every limit, and
+// the 1.37 alpha features behind their gates: device compatibility groups (devices drawing from
+// one counter set must share a group) and derived attributes (a request's CEL-computed
+// attributes replace the device's for its constraints). Upstream's own allocator test table
+// passes in full (tests/differential/upstream_suite.sh).
 // Upstream's late-fixed bugs (counter leaks on rejected candidates, counters keyed by pool name
 // only, stale list intersections, per-request distinctAttribute, duplicated configs) are not
 // reproduced: v0.37.2 itself has them fixed, and so does draco.

@@ -29,6 +29,56 @@ class CelSelector : public CompiledSelector {
   std::shared_ptr<const celenv::Selector> sel_;
 };
 
+class CelAttribute : public CompiledAttribute {
+ public:
+  explicit CelAttribute(std::shared_ptr<const celenv::DerivedExpression> expr)
+      : expr_(std::move(expr)) {}
+  StatusOr<Attribute> Evaluate(const PreparedDevice& device) const override {
+    auto v = expr_->Evaluate(static_cast<const CelPrepared&>(device).data());
+    if (!v.ok()) return v.status();
+    using K = celenv::AttributeValue::Kind;
+    Attribute a;
+    switch (v->kind) {
+      case K::kBool:
+        a.kind = Attribute::Kind::kBool;
+        a.b = v->b;
+        break;
+      case K::kInt:
+        a.kind = Attribute::Kind::kInt;
+        a.i = v->i;
+        break;
+      case K::kString:
+        a.kind = Attribute::Kind::kString;
+        a.s = std::move(v->s);
+        break;
+      case K::kVersion:
+        a.kind = Attribute::Kind::kVersion;
+        a.s = std::move(v->s);
+        break;
+      case K::kBools:
+        a.kind = Attribute::Kind::kBools;
+        a.bools = std::move(v->bools);
+        break;
+      case K::kInts:
+        a.kind = Attribute::Kind::kInts;
+        a.ints = std::move(v->ints);
+        break;
+      case K::kStrings:
+        a.kind = Attribute::Kind::kStrings;
+        a.strs = std::move(v->strs);
+        break;
+      case K::kVersions:
+        a.kind = Attribute::Kind::kVersions;
+        a.strs = std::move(v->strs);
+        break;
+    }
+    return a;
+  }
+
+ private:
+  std::shared_ptr<const celenv::DerivedExpression> expr_;
+};
+
 // Compiles and caches successful compilations (like the scheduler's CEL cache, which also keeps
 // compiled expressions across allocators); errors are recompiled each time. Thread-safe.
 class CelCompiler : public SelectorCompiler {
@@ -50,6 +100,14 @@ class CelCompiler : public SelectorCompiler {
     if (cache_.size() >= kMaxCached) cache_.clear();  // bounded; rarely hit
     cache_.emplace(std::string(expr), compiled);
     return compiled;
+  }
+
+  StatusOr<std::shared_ptr<const CompiledAttribute>> CompileAttribute(
+      std::string_view expr) override {
+    auto e = celenv::CompileDerived(expr);
+    if (!e.ok()) return e.status();
+    return std::shared_ptr<const CompiledAttribute>(
+        std::make_shared<CelAttribute>(std::move(e).value()));
   }
 
   std::shared_ptr<const PreparedDevice> Prepare(const DeviceView& d) override {
@@ -81,7 +139,8 @@ class CelCompiler : public SelectorCompiler {
         case K::kVersions:
           b.VersionList(name, a.strs);
           break;
-        case K::kNone:
+        case K::kNone:  // no value: every evaluation fails, as upstream's
+          b.Unsupported(name);
           break;
       }
     }

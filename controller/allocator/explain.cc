@@ -223,10 +223,8 @@ void Search::Explain() {
           next.clear();
           std::map<std::string, int64_t> groups;
           for (int ci : alive) {
-            const Candidate& c = pools_->cands[size_t(ci)];
-            const Attribute* a =
-                LookupAttribute(impl_.DeviceOf(c), impl_.slices_[c.slice].driver, k.attribute);
-            if (a == nullptr) continue;
+            const Attribute* a = nullptr;  // derived attributes included
+            if (!AttributeFor(rd, ci, k.attribute, &a).ok() || a == nullptr) continue;
             next.push_back(ci);
             auto set = AttrSet::From(a);
             if (!set) continue;

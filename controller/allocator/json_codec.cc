@@ -292,6 +292,9 @@ StatusOr<RequestSpec> DecodeRequestSpec(const Value& v, std::string name, bool e
   }
   if (const Value* da = Field(v, "derivedAttributes"); da != nullptr && da->IsArray()) {
     r.has_derived_attributes = !da->Empty();
+    for (const auto& e : da->GetArray()) {
+      if (e.IsObject()) r.derived_attributes.emplace_back(Str(e, "name"), Str(e, "expression"));
+    }
   }
   return r;
 }

@@ -180,6 +180,8 @@ struct RequestSpec {
   bool has_capacity = false;                                   // `capacity` present (even if empty)
   std::vector<std::pair<std::string, Qty>> capacity_requests;  // sorted by name
   bool has_derived_attributes = false;
+  // DRADerivedAttributes: (fully qualified attribute name, CEL expression), in request order.
+  std::vector<std::pair<std::string, std::string>> derived_attributes;
 };
 
 struct DeviceRequest {

@@ -497,7 +497,7 @@ Status Search::ValidateRequest(ReqData& rd, const ResourceClaim& claim) {
   const RequestSpec& spec = *rd.spec;
   const Features& f = impl_.config_.features;
   std::string prefix = "claim " + KObj(claim) + ", request " + spec.name;
-  if (spec.has_derived_attributes) {
+  if (spec.has_derived_attributes && !f.derived_attributes) {
     return InvalidArgumentError(prefix +
                                 ": cannot handle request with derived attributes, the feature is "
                                 "disabled");
@@ -717,8 +717,15 @@ int Search::AllocateDevice(int claim, ReqData& rd, int ci, bool must, Rollback* 
   if (!f.partitionable_devices && !d.consumes_counters.empty()) return 0;
   bool skip_counters = multi && CapacityInUse(ci);
   *rb = Rollback{};
+  if (f.compatibility_groups && !skip_counters && !d.consumes_counters.empty() &&
+      !CheckGroups(ci, rb)) {
+    return 0;
+  }
   if (!skip_counters && !d.consumes_counters.empty()) {
-    if (!CheckCounters(ci)) return 0;
+    if (!CheckCounters(ci)) {
+      RestoreGroups(ci, *rb);
+      return 0;
+    }
     rb->counters = true;
   }
   if (f.device_taints && TaintBlocks(d, *rd.spec)) {
@@ -730,7 +737,13 @@ int Search::AllocateDevice(int claim, ReqData& rd, int ci, bool must, Rollback* 
       ++rb->constraints_added;
       continue;
     }
-    if (!k.Add(LookupAttribute(d, slice.driver, k.attribute))) {
+    const Attribute* attr = nullptr;
+    if (Status st = AttributeFor(rd, ci, k.attribute, &attr); !st.ok()) {
+      Undo(claim, rd, ci, *rb);
+      status_ = st;
+      return -1;
+    }
+    if (!k.Add(attr)) {
       Undo(claim, rd, ci, *rb);
       if (must) {
         status_ = InvalidArgumentError("claim " + cd.kobj + ", request " + rd.name +
@@ -903,6 +916,7 @@ void Search::Undo(int claim, ReqData& rd, int ci, const Rollback& rb) {
     if (cd.constraints[i].Applies(rd)) cd.constraints[i].Remove();
   }
   if (rb.counters) ReleaseCounters(ci);
+  if (!rb.groups_saved.empty()) RestoreGroups(ci, rb);
 }
 
 bool Search::ErrorFree() {
@@ -914,6 +928,10 @@ bool Search::ErrorFree() {
     for (auto& subs : cd.reqs) {
       for (auto& rd : subs) {
         if (rd.all) has_all = true;
+        if (!rd.spec->derived_attributes.empty()) {  // evaluation errors are not predicted
+          error_free_ = 0;
+          return false;
+        }
         for (int ci = 0; ci < int(pools_->cands.size()); ++ci) {
           uint8_t s = Selectable(rd, ci);
           if (s == 3) {
@@ -1208,6 +1226,8 @@ Outcome Search::Run() {
   alloc_cap_.assign(n, {});
   live_shares_.assign(n, 0);
   consumed_counters_.assign(pools_->pools.size(), {});
+  groups_running_.assign(pools_->pools.size(), {});
+  groups_baseline_.assign(pools_->pools.size(), std::nullopt);
   violations_.assign(pools_->pools.size(), 0);
   ledger_init_.assign(pools_->pools.size(), 0);
   if (Status s = Prepare(); !s.ok()) {

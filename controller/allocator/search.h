@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <unordered_set>
 #include <vector>
 
@@ -89,6 +90,17 @@ class Search {
 
   enum class Step : uint8_t { kFalse, kTrue, kMaxSize, kError };
 
+  // DRADeviceCompatibilityGroups: the devices drawing from one counter set (allocated peers and
+  // this call's picks) must share a compatibility group; devices without groups only go with
+  // devices without groups. The running intersection of their groups:
+  struct GroupState {
+    bool has_members = false;
+    bool all_empty = false;           // every member declared no groups
+    std::vector<std::string> groups;  // sorted, unique; meaningful when !all_empty
+    bool Admits(const std::vector<std::string>& g) const;  // g sorted, unique
+    GroupState Add(const std::vector<std::string>& g) const;
+  };
+
   // --- used by explain.cc ---
   uint8_t Selectable(ReqData& rd, int ci);
   bool InUse(int ci) const;
@@ -110,6 +122,8 @@ class Search {
     bool result_added = false;
     bool limit_added = false;
     std::vector<std::pair<std::string, Amount>> limit_capacity;
+    // Compatibility-group states replaced by this device: (counter set, previous, existed).
+    std::vector<std::tuple<std::string, GroupState, bool>> groups_saved;
   };
 
   Status Prepare();
@@ -119,6 +133,16 @@ class Search {
   int AllocateDevice(int claim, ReqData& rd, int ci, bool must, Rollback* rb);
   void Undo(int claim, ReqData& rd, int ci, const Rollback& rb);
   bool CheckCounters(int ci);
+  // The attribute `name` of candidate `ci` as request `rd` sees it: its derived attribute of that
+  // name (DRADerivedAttributes, evaluated once per device and expression) or the device's own.
+  // Error: the derived attribute's expression failed to compile or evaluate.
+  Status AttributeFor(const ReqData& rd, int ci, const std::string& name, const Attribute** out);
+  // Checks candidate `ci` against the compatibility groups of every counter set it draws from
+  // and folds its groups in (saved in `rb` for RestoreGroups). False = incompatible, unchanged.
+  bool CheckGroups(int ci, Rollback* rb);
+  void RestoreGroups(int ci, const Rollback& rb);
+  // Intersections contributed by the allocated devices of pool view `pool`, per counter set.
+  const std::map<std::string, GroupState>& GroupBaseline(int pool);
   void ReleaseCounters(int ci);
   // CmpRequestOverCapacity with allocated + in-flight consumption. -1 error, 0 no, 1 yes.
   int CapacityFits(const ReqData& rd, int ci, bool include_usage);
@@ -138,6 +162,10 @@ class Search {
   Explanation* explain_;
   std::vector<uint32_t> picked_count_;                  // per candidate: claims that picked it
   std::vector<std::vector<Amount>> consumed_counters_;  // per pool view
+  std::map<std::pair<int, std::string>, Attribute> derived_;  // (gid, expression) -> value
+  // Compatibility groups per pool view: running state of this call, baseline of allocated peers.
+  std::vector<std::map<std::string, GroupState>> groups_running_;
+  std::vector<std::optional<std::map<std::string, GroupState>>> groups_baseline_;
   std::vector<int> violations_;
   std::vector<uint8_t> ledger_init_;
   std::vector<std::vector<Amount>> alloc_cap_;  // per candidate, aligned with device capacity

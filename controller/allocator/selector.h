@@ -38,10 +38,23 @@ class CompiledSelector {
   virtual StatusOr<bool> Matches(const PreparedDevice& device) const = 0;
 };
 
+// A compiled derived-attribute expression (DRADerivedAttributes). Thread-safe.
+class CompiledAttribute {
+ public:
+  virtual ~CompiledAttribute() = default;
+  // The attribute value (scalar or list), or a runtime error (upstream's message).
+  virtual StatusOr<Attribute> Evaluate(const PreparedDevice& device) const = 0;
+};
+
 // Compiles selector expressions and prepares devices. Thread-safe.
 class SelectorCompiler {
  public:
   virtual ~SelectorCompiler() = default;
+  // Compiles a derived attribute's expression; compilers without support say so.
+  virtual StatusOr<std::shared_ptr<const CompiledAttribute>> CompileAttribute(
+      std::string_view /*expr*/) {
+    return UnimplementedError("derived attributes are not supported by this CEL compiler");
+  }
   // A compile error is returned as a non-OK status whose message is the compiler's diagnostic.
   virtual StatusOr<std::shared_ptr<const CompiledSelector>> Compile(std::string_view expr) = 0;
   // Converts a device for evaluation. The view's pointers are only valid during the call.

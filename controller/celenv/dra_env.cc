@@ -384,14 +384,133 @@ MatchResult Selector::Evaluate(const DeviceData& device, uint64_t cost_limit) co
   return out;
 }
 
+namespace {
+
+cel::ProgramCache& Programs() {
+  static cel::ProgramCache* cache = new cel::ProgramCache(DraEnv(), 4096);
+  return *cache;
+}
+
+bool DerivedElementType(const Type& t) {
+  return t.k == Type::K::kBool || t.k == Type::K::kInt || t.k == Type::K::kString ||
+         t.k == Type::K::kDyn || (t.k == Type::K::kOpaque && t.name == kSemverType);
+}
+
+bool IsSemver(const Value& v) {
+  return v.kind() == cel::Kind::kOpaque && v.opaque().TypeName() == kSemverType;
+}
+
+// upstream valToDeviceAttribute
+StatusOr<AttributeValue> ToAttribute(const Value& v) {
+  using K = AttributeValue::Kind;
+  AttributeValue a;
+  switch (v.kind()) {
+    case cel::Kind::kBool:
+      a.kind = K::kBool;
+      a.b = v.bool_value();
+      return a;
+    case cel::Kind::kInt:
+      a.kind = K::kInt;
+      a.i = v.int_value();
+      return a;
+    case cel::Kind::kString:
+      a.kind = K::kString;
+      a.s = v.str();
+      return a;
+    case cel::Kind::kList:
+      break;
+    default:
+      if (IsSemver(v)) {
+        a.kind = K::kVersion;
+        a.s = AsV(v).ToString();
+        return a;
+      }
+      return InvalidArgumentError("unsupported CEL return type: " + v.TypeName());
+  }
+  const auto& elems = v.list().elems();
+  a.kind = K::kStrings;
+  if (elems.empty()) return a;
+  const Value& first = elems[0];
+  const char* want = "string";
+  if (first.IsBool()) {
+    a.kind = K::kBools;
+    want = "bool";
+  } else if (first.kind() == cel::Kind::kInt) {
+    a.kind = K::kInts;
+    want = "int";
+  } else if (IsSemver(first)) {
+    a.kind = K::kVersions;
+    want = "semver";
+  } else if (first.kind() != cel::Kind::kString) {
+    return InvalidArgumentError("unsupported list element type: " + first.TypeName());
+  }
+  for (size_t i = 0; i < elems.size(); ++i) {
+    const Value& e = elems[i];
+    bool ok = false;
+    switch (a.kind) {
+      case K::kBools:
+        ok = e.IsBool();
+        if (ok) a.bools.push_back(e.bool_value());
+        break;
+      case K::kInts:
+        ok = e.kind() == cel::Kind::kInt;
+        if (ok) a.ints.push_back(e.int_value());
+        break;
+      case K::kVersions:
+        ok = IsSemver(e);
+        if (ok) a.strs.push_back(AsV(e).ToString());
+        break;
+      default:
+        ok = e.kind() == cel::Kind::kString;
+        if (ok) a.strs.push_back(e.str());
+        break;
+    }
+    if (!ok) {
+      return InvalidArgumentError("expected list element at index " + std::to_string(i) +
+                                  " to be " + want + ", got " + e.TypeName());
+    }
+  }
+  return a;
+}
+
+}  // namespace
+
+StatusOr<AttributeValue> DerivedExpression::Evaluate(const DeviceData& device,
+                                                     uint64_t cost_limit) const {
+  if (!device.conversion_error().ok()) return device.conversion_error();
+  DeviceActivation act(device.device());
+  cel::EvalOptions opts;
+  opts.cost_limit = cost_limit;
+  cel::EvalResult r = program_->Run(act, opts);
+  if (r.cost_limit_exceeded) {
+    return ResourceExhaustedError("operation cancelled: actual cost limit exceeded");
+  }
+  if (r.value.IsError()) return InvalidArgumentError(r.value.error_message());
+  return ToAttribute(r.value);
+}
+
+StatusOr<std::shared_ptr<const DerivedExpression>> CompileDerived(std::string_view expr) {
+  cel::CompileResult c = Programs().Get(expr);
+  if (!c.program) return InvalidArgumentError("compilation failed: " + c.error);
+  const Type& t = c.program->result_type();
+  bool ok = DerivedElementType(t) ||
+            (t.k == Type::K::kList && t.params.size() == 1 && DerivedElementType(t.params[0]));
+  if (!ok) {
+    return InvalidArgumentError(
+        "must evaluate to a primitive scalar (string, integer, boolean, semver) or a list of "
+        "these scalars, not " +
+        t.ToString());
+  }
+  return std::make_shared<const DerivedExpression>(c.program);
+}
+
 StatusOr<std::shared_ptr<const Selector>> CompileSelector(std::string_view expr,
                                                           const SelectorOptions& options) {
   if (options.enforce_length_limit && expr.size() > kSelectorMaxLength) {
     return InvalidArgumentError("expression too long: " + std::to_string(expr.size()) +
                                 " bytes, limit " + std::to_string(kSelectorMaxLength));
   }
-  static cel::ProgramCache* cache = new cel::ProgramCache(DraEnv(), 4096);
-  cel::CompileResult c = cache->Get(expr);
+  cel::CompileResult c = Programs().Get(expr);
   if (!c.program) return InvalidArgumentError("compilation failed: " + c.error);
   const Type& t = c.program->result_type();
   if (t.k != Type::K::kBool && t.k != Type::K::kDyn) {

@@ -107,6 +107,37 @@ class Selector {
   std::shared_ptr<const cel::Program> program_;
 };
 
+// The value of a derived attribute (DRADerivedAttributes): a scalar or a list of one scalar type.
+// Versions are kept as their canonical semver text.
+struct AttributeValue {
+  enum class Kind : uint8_t { kBool, kInt, kString, kVersion, kBools, kInts, kStrings, kVersions };
+  Kind kind = Kind::kString;
+  bool b = false;
+  int64_t i = 0;
+  std::string s;
+  std::vector<bool> bools;
+  std::vector<int64_t> ints;
+  std::vector<std::string> strs;  // kStrings, kVersions
+};
+
+// A compiled derived-attribute expression. Immutable, thread-safe.
+class DerivedExpression {
+ public:
+  explicit DerivedExpression(std::shared_ptr<const cel::Program> program)
+      : program_(std::move(program)) {}
+  // The value, or an error for any runtime failure or a result that is not a scalar (bool, int,
+  // string, semver) or a list of one of them (an empty list is an empty string list).
+  StatusOr<AttributeValue> Evaluate(const DeviceData& device,
+                                    uint64_t cost_limit = kSelectorMaxCost) const;
+
+ private:
+  std::shared_ptr<const cel::Program> program_;
+};
+
+// Compiles a derived attribute's expression (as upstream's GetOrCompileDerivedAttribute for stored
+// expressions: the result type must be bool, int, string, semver, dyn or a list of those).
+StatusOr<std::shared_ptr<const DerivedExpression>> CompileDerived(std::string_view expr);
+
 struct SelectorOptions {
   // Enforce the API's 10 KiB length limit (the scheduler itself does not re-validate).
   bool enforce_length_limit = true;

@@ -252,6 +252,11 @@ func (c *genCtx) genPool(driver, poolName string, placement func(s *resourceapi.
 						"cores": {Value: *resource.NewQuantity(int64(pick(g, 1, 2, 4)), resource.DecimalSI)},
 					},
 				}}
+				// Compatibility groups: mostly with the gate on; with it off, such slices are
+				// ignored and make their pool incomplete.
+				if g.chance(0.02) || (ptr.Deref(c.features.CompatibilityGroups, false) && g.chance(0.6)) {
+					dev.ConsumesCounters[0].CompatibilityGroups = pickSubset(g, []string{"train", "infer", "mig"})
+				}
 			}
 			if g.chance(0.1) {
 				nt := g.between(1, 2)
@@ -504,6 +509,7 @@ func (c *genCtx) genClaim(idx int, classes []*resourceapi.DeviceClass, errProne 
 					Name: fmt.Sprintf("sub-%d", k), DeviceClassName: cls, AllocationMode: mode, Count: count,
 					Selectors: sels, Tolerations: c.tolerations(), Capacity: capReq(),
 				}
+				sub.DerivedAttributes = c.derivedAttributes()
 				req.FirstAvailable = append(req.FirstAvailable, sub)
 				refs = append(refs, name+"/"+sub.Name)
 			}
@@ -513,6 +519,7 @@ func (c *genCtx) genClaim(idx int, classes []*resourceapi.DeviceClass, errProne 
 				DeviceClassName: cls, AllocationMode: mode, Count: count, Selectors: sels,
 				Tolerations: c.tolerations(), Capacity: capReq(),
 			}
+			ex.DerivedAttributes = c.derivedAttributes()
 			if g.chance(0.08) {
 				ex.AdminAccess = ptr.To(true)
 			}
@@ -639,6 +646,31 @@ func (c *genCtx) genTaintRules() []*resourceapi.DeviceTaintRule {
 	}}
 }
 
+// derivedAttributes gives a request derived attributes (DRADerivedAttributes scenarios only),
+// named like the attributes constraints refer to, some failing at evaluation.
+func (c *genCtx) derivedAttributes() []resourceapi.DeviceDerivedAttribute {
+	g := c.g
+	if !ptr.Deref(c.features.DerivedAttributes, false) || !g.chance(0.5) {
+		return nil
+	}
+	var out []resourceapi.DeviceDerivedAttribute
+	for _, name := range pickSubset(g, []string{driverGPU + "/model", driverGPU + "/numa", extDomain + "/family", driverGPU + "/index"}) {
+		out = append(out, resourceapi.DeviceDerivedAttribute{
+			Name: resourceapi.FullyQualifiedName(name),
+			Expression: pick(g,
+				`"same"`,
+				`device.driver`,
+				fmt.Sprintf(`device.attributes[%q].model`, driverGPU),
+				fmt.Sprintf(`device.attributes[%q].numa`, driverGPU),
+				fmt.Sprintf(`device.attributes[%q].numa %% 2`, driverGPU),
+				fmt.Sprintf(`device.attributes[%q].missing`, driverGPU),
+				`device.allowMultipleAllocations`,
+			),
+		})
+	}
+	return out
+}
+
 // genScenario builds scenario number idx for a seed. attempt varies the stream when a scenario
 // had to be regenerated.
 func genScenario(seed uint64, idx, attempt int) *Scenario {
@@ -657,6 +689,10 @@ func genScenario(seed uint64, idx, attempt int) *Scenario {
 		c.features.ConsumableCapacity = ptr.To(false)
 	case 4:
 		c.features.PrioritizedList = ptr.To(false)
+	case 5:
+		c.features.CompatibilityGroups = ptr.To(true)
+	case 6:
+		c.features.DerivedAttributes = ptr.To(true)
 	}
 	c.genNodes()
 	c.drivers = []string{driverGPU}
