@@ -155,8 +155,8 @@ void Fields(V& v, PodCondition& o) {
 template <class V>
 void Fields(V& v, PodStatus& o) {
   v("phase", o.phase);
-  v("conditions", o.conditions);
   v("resourceClaimStatuses", o.resource_claim_statuses);
+  v("conditions", o.conditions);
 }
 template <class V>
 void Fields(V& v, Pod& o) {
