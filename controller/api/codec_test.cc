@@ -259,8 +259,8 @@ items:
 
 TEST(CodecTest, RejectsStrayCommasThatHangYamlCpp) {
   // yaml-cpp 0.7 never returns on these; they are invalid YAML, so they must fail fast.
-  for (std::string_view y : {",", ", a", "'x',", "\"x\",", "[a],", "  ,", "&x ,",
-                             "- a\n,", "---\n,", "a: b\n---\n,", "a: b\n...\n,"}) {
+  for (std::string_view y : {",", ", a", "'x',", "\"x\",", "[a],", "  ,", "&x ,", "- a\n,",
+                             "---\n,", "a: b\n---\n,", "a: b\n...\n,"}) {
     SCOPED_TRACE(std::string(y));
     EXPECT_EQ(DecodeManifests(y).status().message(), "invalid YAML: ',' outside a flow collection");
   }
@@ -327,7 +327,8 @@ TEST(CodecTest, PodConditionsDecodeWithNullProbeTime) {
   EXPECT_EQ(c.type, "PodScheduled");
   EXPECT_EQ(c.status, "False");
   EXPECT_EQ(c.reason, "Unschedulable");
-  EXPECT_EQ(c.message, "0/4 nodes are available: 1 node(s) didn't match Pod's node affinity/selector.");
+  EXPECT_EQ(c.message,
+            "0/4 nodes are available: 1 node(s) didn't match Pod's node affinity/selector.");
   EXPECT_EQ(c.last_transition_time, "2026-01-02T03:04:05Z");
   EXPECT_TRUE(c.last_probe_time.empty());
   ASSERT_EQ(c.unknown.members.size(), 1u);

@@ -6,9 +6,10 @@
 // `draco_reconcile_errors_total`, `draco_reconcile_time_seconds`, `draco_allocation_attempts_total
 // {result}`, `draco_allocation_duration_seconds`, `draco_claim_allocation_latency_seconds`,
 // `draco_resource_claim_creates_total{status}`, `draco_double_allocated_devices`,
-// `draco_released_unschedulable_total`, `leader_election_master_status{name}`. Every series whose label values are known up front is
-// created at construction with value 0, so dashboards show no gaps. Inventory gauges (claims and
-// devices per driver and pool) are produced on scrape by InventoryCollector.
+// `draco_released_unschedulable_total`, `leader_election_master_status{name}`. Every series whose
+// label values are known up front is created at construction with value 0, so dashboards show no
+// gaps. Inventory gauges (claims and devices per driver and pool) are produced on scrape by
+// InventoryCollector.
 //
 // Ownership. ControllerMetrics registers its families in the Registry it is given; the registry
 // must outlive it. Thread-safety: all methods are thread-safe (prometheus-cpp metrics are atomic

@@ -29,12 +29,27 @@ bool HasMember(const std::string& json, std::string_view key) {
 
 // Volume sources that a kube-scheduler Filter looks at (VolumeBinding, VolumeZone,
 // VolumeRestrictions, NodeVolumeLimits).
-constexpr std::string_view kSchedulingVolumes[] = {
-    "persistentVolumeClaim", "ephemeral",   "csi",  "gcePersistentDisk", "awsElasticBlockStore",
-    "azureDisk",             "azureFile",   "rbd",  "iscsi",             "cinder",
-    "portworxVolume",        "vsphereVolume", "fc", "flocker",           "photonPersistentDisk",
-    "scaleIO",               "storageos",   "quobyte", "glusterfs",      "cephfs",
-    "nfs"};
+constexpr std::string_view kSchedulingVolumes[] = {"persistentVolumeClaim",
+                                                   "ephemeral",
+                                                   "csi",
+                                                   "gcePersistentDisk",
+                                                   "awsElasticBlockStore",
+                                                   "azureDisk",
+                                                   "azureFile",
+                                                   "rbd",
+                                                   "iscsi",
+                                                   "cinder",
+                                                   "portworxVolume",
+                                                   "vsphereVolume",
+                                                   "fc",
+                                                   "flocker",
+                                                   "photonPersistentDisk",
+                                                   "scaleIO",
+                                                   "storageos",
+                                                   "quobyte",
+                                                   "glusterfs",
+                                                   "cephfs",
+                                                   "nfs"};
 
 bool OnlyCpuMemory(const api::ResourceList& list) {
   for (const auto& [name, q] : list) {

@@ -119,8 +119,9 @@ StatusOr<Result> Controller::RecoverUnschedulable(const api::Pod& pod, const Pod
   if (names.empty()) return Result{};
   const std::string scheduler =
       pod.spec.scheduler_name.empty() ? "default-scheduler" : pod.spec.scheduler_name;
-  std::string msg = "deallocated ResourceClaim " + names + " that draco had allocated: " +
-                    scheduler + " reported the pod unschedulable (\"" + report->message +
+  std::string msg = "deallocated ResourceClaim " + names +
+                    " that draco had allocated: " + scheduler +
+                    " reported the pod unschedulable (\"" + report->message +
                     "\"); the scheduler can now allocate it on a node it accepts";
   events_.Record({"v1", "Pod", ns, pod.metadata.name, pod.metadata.uid}, "Warning",
                  "DeallocatedUnschedulable", msg);
