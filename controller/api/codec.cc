@@ -144,9 +144,19 @@ void Fields(V& v, PodResourceClaimStatus& o) {
   v("resourceClaimName", o.resource_claim_name);
 }
 template <class V>
+void Fields(V& v, PodCondition& o) {
+  v("type", o.type);
+  v("status", o.status);
+  v("reason", o.reason);
+  v("message", o.message);
+  v("lastProbeTime", o.last_probe_time);
+  v("lastTransitionTime", o.last_transition_time);
+}
+template <class V>
 void Fields(V& v, PodStatus& o) {
   v("phase", o.phase);
   v("resourceClaimStatuses", o.resource_claim_statuses);
+  v("conditions", o.conditions);
 }
 template <class V>
 void Fields(V& v, Pod& o) {
@@ -1229,6 +1239,7 @@ DRACO_API_CODEC_INSTANTIATE(NodeAffinity)
 DRACO_API_CODEC_INSTANTIATE(Affinity)
 DRACO_API_CODEC_INSTANTIATE(PodSpec)
 DRACO_API_CODEC_INSTANTIATE(PodResourceClaimStatus)
+DRACO_API_CODEC_INSTANTIATE(PodCondition)
 DRACO_API_CODEC_INSTANTIATE(PodStatus)
 DRACO_API_CODEC_INSTANTIATE(Pod)
 DRACO_API_CODEC_INSTANTIATE(NodeCondition)

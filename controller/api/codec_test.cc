@@ -259,8 +259,8 @@ items:
 
 TEST(CodecTest, RejectsStrayCommasThatHangYamlCpp) {
   // yaml-cpp 0.7 never returns on these; they are invalid YAML, so they must fail fast.
-  for (std::string_view y : {",", ", a", "'x',", "\"x\",", "[a],", "  ,", "&x ,",
-                             "- a\n,", "---\n,", "a: b\n---\n,", "a: b\n...\n,"}) {
+  for (std::string_view y : {",", ", a", "'x',", "\"x\",", "[a],", "  ,", "&x ,", "- a\n,",
+                             "---\n,", "a: b\n---\n,", "a: b\n...\n,"}) {
     SCOPED_TRACE(std::string(y));
     EXPECT_EQ(DecodeManifests(y).status().message(), "invalid YAML: ',' outside a flow collection");
   }
@@ -312,6 +312,27 @@ TEST(CodecTest, RejectsPathologicalNesting) {
     prev = c;
   }
   EXPECT_FALSE(YamlToJson(laughs).ok());
+}
+
+TEST(CodecTest, PodConditionsDecodeWithNullProbeTime) {
+  // kube-scheduler's report of a failed attempt, as the API server serves it.
+  StatusOr<Pod> p = Decode<Pod>(
+      R"({"status":{"phase":"Pending","conditions":[{"type":"PodScheduled","status":"False",)"
+      R"("lastProbeTime":null,"lastTransitionTime":"2026-01-02T03:04:05Z","reason":)"
+      R"("Unschedulable","message":"0/4 nodes are available: 1 node(s) didn't match)"
+      R"( Pod's node affinity/selector.","observedGeneration":1}]}})");
+  ASSERT_TRUE(p.ok()) << p.status();
+  ASSERT_EQ(p->status.conditions.size(), 1u);
+  const PodCondition& c = p->status.conditions[0];
+  EXPECT_EQ(c.type, "PodScheduled");
+  EXPECT_EQ(c.status, "False");
+  EXPECT_EQ(c.reason, "Unschedulable");
+  EXPECT_EQ(c.message,
+            "0/4 nodes are available: 1 node(s) didn't match Pod's node affinity/selector.");
+  EXPECT_EQ(c.last_transition_time, "2026-01-02T03:04:05Z");
+  EXPECT_TRUE(c.last_probe_time.empty());
+  ASSERT_EQ(c.unknown.members.size(), 1u);
+  EXPECT_EQ(c.unknown.members[0].first, "observedGeneration");
 }
 
 }  // namespace

@@ -225,10 +225,24 @@ struct PodResourceClaimStatus {
   friend bool operator==(const PodResourceClaimStatus&, const PodResourceClaimStatus&) = default;
 };
 
+// status.conditions[] entry (PodScheduled, Ready, ...). kube-scheduler reports a failed attempt as
+// type PodScheduled, status "False", reason "Unschedulable" with its explanation in message.
+struct PodCondition {
+  std::string type;
+  std::string status;  // "True" | "False" | "Unknown"
+  std::string reason;
+  std::string message;
+  std::string last_probe_time;
+  std::string last_transition_time;
+  UnknownFields unknown;  // observedGeneration, ...
+  friend bool operator==(const PodCondition&, const PodCondition&) = default;
+};
+
 struct PodStatus {
   std::string phase;  // Pending Running Succeeded Failed Unknown
+  std::vector<PodCondition> conditions;
   std::vector<PodResourceClaimStatus> resource_claim_statuses;
-  UnknownFields unknown;  // conditions, containerStatuses, ...
+  UnknownFields unknown;  // containerStatuses, ...
   friend bool operator==(const PodStatus&, const PodStatus&) = default;
 };
 

@@ -101,6 +101,13 @@ ControllerMetrics::ControllerMetrics(prometheus::Registry& registry,
                     "(auditor; must be 0)")
               .Register(registry)
               .Add({})),
+      released_unschedulable_(
+          prometheus::BuildCounter()
+              .Name("draco_released_unschedulable_total")
+              .Help("Pods draco released that their scheduler reported unschedulable and whose "
+                    "claims draco deallocated so that they can be placed elsewhere")
+              .Register(registry)
+              .Add({})),
       leader_(prometheus::BuildGauge()
                   .Name("leader_election_master_status")
                   .Help("1 while this replica holds the named lease, else 0")
@@ -152,6 +159,8 @@ void ControllerMetrics::IncClaimCreate(bool success) {
 }
 
 void ControllerMetrics::SetDoubleAllocatedDevices(double n) { double_allocated_.Set(n); }
+
+void ControllerMetrics::IncReleasedUnschedulable() { released_unschedulable_.Increment(); }
 
 void ControllerMetrics::SetLeader(std::string_view lease_name, bool leading) {
   leader_.Add({{"name", std::string(lease_name)}}).Set(leading ? 1 : 0);

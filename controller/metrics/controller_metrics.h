@@ -6,9 +6,10 @@
 // `draco_reconcile_errors_total`, `draco_reconcile_time_seconds`, `draco_allocation_attempts_total
 // {result}`, `draco_allocation_duration_seconds`, `draco_claim_allocation_latency_seconds`,
 // `draco_resource_claim_creates_total{status}`, `draco_double_allocated_devices`,
-// `leader_election_master_status{name}`. Every series whose label values are known up front is
-// created at construction with value 0, so dashboards show no gaps. Inventory gauges (claims and
-// devices per driver and pool) are produced on scrape by InventoryCollector.
+// `draco_released_unschedulable_total`, `leader_election_master_status{name}`. Every series whose
+// label values are known up front is created at construction with value 0, so dashboards show no
+// gaps. Inventory gauges (claims and devices per driver and pool) are produced on scrape by
+// InventoryCollector.
 //
 // Ownership. ControllerMetrics registers its families in the Registry it is given; the registry
 // must outlive it. Thread-safety: all methods are thread-safe (prometheus-cpp metrics are atomic
@@ -57,6 +58,9 @@ class ControllerMetrics {
   void ObserveClaimAllocationLatency(double seconds);
   void IncClaimCreate(bool success);
   void SetDoubleAllocatedDevices(double n);
+  // A pod draco released was reported unschedulable by its scheduler and draco deallocated its
+  // claims (the safety net, see Controller::RecoverUnschedulable).
+  void IncReleasedUnschedulable();
   void SetLeader(std::string_view lease_name, bool leading);
 
  private:
@@ -70,6 +74,7 @@ class ControllerMetrics {
   prometheus::Histogram& claim_allocation_latency_;
   prometheus::Family<prometheus::Counter>& claim_creates_;
   prometheus::Gauge& double_allocated_;
+  prometheus::Counter& released_unschedulable_;
   prometheus::Family<prometheus::Gauge>& leader_;
 };
 

@@ -26,6 +26,16 @@ TEST(ControllerMetricsTest, InitialisesKnownSeriesToZero) {
   EXPECT_NE(text.find("draco_resource_claim_creates_total{status=\"failure\"} 0"),
             std::string::npos);
   EXPECT_NE(text.find("draco_double_allocated_devices 0"), std::string::npos);
+  EXPECT_NE(text.find("draco_released_unschedulable_total 0"), std::string::npos);
+}
+
+TEST(ControllerMetricsTest, CountsReleasedUnschedulablePods) {
+  prometheus::Registry registry;
+  ControllerMetrics m(registry, {"pod"});
+  m.IncReleasedUnschedulable();
+  m.IncReleasedUnschedulable();
+  std::string text = Scrape(registry);
+  EXPECT_NE(text.find("draco_released_unschedulable_total 2"), std::string::npos) << text;
 }
 
 TEST(ControllerMetricsTest, ReconcileErrorsAreCountedTwice) {

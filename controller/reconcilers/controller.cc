@@ -5,6 +5,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "controller/reconcilers/fit_coverage.h"
 #include "controller/reconcilers/node_fit.h"
 #include "k8sclient/api_error.h"
 
@@ -273,8 +274,9 @@ StatusOr<Result> Controller::SyncPod(const std::string& ns, const std::string& n
   auto ensured = EnsureGeneratedClaims(*pod, claims);
   if (!ensured.ok()) return ensured.status();
   if (!pod->spec.node_name.empty()) return ReserveForBoundPod(*pod, claims);
-  if (options_.allocate && HasSchedulingGate(*pod)) return AllocateForPod(*pod, claims);
-  return Result{};  // kube-scheduler deals with ungated pods
+  if (!options_.allocate) return Result{};
+  if (HasSchedulingGate(*pod)) return AllocateForPod(*pod, claims);
+  return RecoverUnschedulable(*pod, claims);  // the scheduler deals with released pods
 }
 
 StatusOr<Result> Controller::ReserveForBoundPod(const api::Pod& pod, const PodClaims& pc) {
@@ -317,7 +319,10 @@ StatusOr<Result> Controller::AllocateForPod(const api::Pod& pod, const PodClaims
     (c->status.allocation ? allocated : to_allocate).push_back(c);
   }
   std::string node;
-  bool pin = false;  // an allocation restricts the pod to `node` alone
+  // Pin the pod to `node` (and reserve its claims at allocation time) only when an allocation
+  // restricts it to that node alone and draco checked every constraint of the pod.
+  bool pin = false;
+  const bool may_pin = options_.pin_node && FitCoversPod(pod);
   {
     std::unique_lock<std::mutex> l(alloc_mu_);
     for (const auto& c : to_allocate) {
@@ -356,10 +361,14 @@ StatusOr<Result> Controller::AllocateForPod(const api::Pod& pod, const PodClaims
       if (metrics_) metrics_->ObserveAllocation(metrics::AllocationResult::kSuccess, secs);
       node = resp.node;
       for (const auto& r : resp.results) pin = pin || SelectsOnlyNode(r.node_selector, node);
+      for (const auto& c : allocated)
+        pin = pin || SelectsOnlyNode(c->status.allocation->node_selector, node);
+      pin = pin && may_pin;
       for (const auto& c : to_allocate) allocating_.insert(ClaimKey(*c));
       cache_.NominatePod(pod_key, node, ComputePodRequests(pod));
       l.unlock();
-      Status st = WriteAllocations(&pod, to_allocate, resp.results);
+      // reservedFor is written here only for a pinned pod (see RecoverUnschedulable).
+      Status st = WriteAllocations(pin ? &pod : nullptr, to_allocate, resp.results);
       {
         std::lock_guard<std::mutex> g(alloc_mu_);
         for (const auto& c : to_allocate) allocating_.erase(ClaimKey(*c));
@@ -375,8 +384,11 @@ StatusOr<Result> Controller::AllocateForPod(const api::Pod& pod, const PodClaims
     }
     if (to_allocate.empty()) cache_.NominatePod(pod_key, node, ComputePodRequests(pod));
   }
-  for (const auto& c : allocated)
-    pin = pin || SelectsOnlyNode(c->status.allocation->node_selector, node);
+  if (to_allocate.empty()) {
+    for (const auto& c : allocated)
+      pin = pin || SelectsOnlyNode(c->status.allocation->node_selector, node);
+    pin = pin && may_pin;
+  }
   if (options_.release_after_observed) {
     std::vector<ClaimPtr> current;
     for (const auto& c : pc.claims) {
@@ -391,8 +403,7 @@ StatusOr<Result> Controller::AllocateForPod(const api::Pod& pod, const PodClaims
   // This pass may have applied the pod's status: patch the newest version we know.
   PodPtr latest = cache_.GetPod(pod.metadata.namespace_, pod.metadata.name);
   const api::Pod& target = latest && latest->metadata.uid == pod.metadata.uid ? *latest : pod;
-  auto released = writer_.RemoveSchedulingGate(target, kSchedulingGate,
-                                               options_.pin_node && pin ? node : std::string());
+  auto released = writer_.RemoveSchedulingGate(target, kSchedulingGate, pin ? node : std::string());
   if (!released.ok()) {
     if (k8s::IsNotFound(released.status())) return Result{};
     cache_.ClearNomination(pod_key);

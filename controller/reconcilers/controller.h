@@ -13,10 +13,20 @@
 //   2. Bound pod: reserve allocated claims that are not reserved for it (UpdateStatus with RV).
 //   3. Pod with the draco.dev/allocation gate: filter nodes (fit + allocated claims' node
 //      selectors), let the allocator choose a node and devices for the unallocated claims, write
-//      finalizer (if missing) and status.allocation (+ allocationTimestamp, reservedFor the pod)
-//      with optimistic concurrency, then remove the gate. Unschedulable/errors give Warning Events
-//      on the pod and its claims and park the pod until slices, classes, nodes, taint rules or a
-//      deallocation change the picture (event-driven, no polling).
+//      finalizer (if missing) and status.allocation (+ allocationTimestamp) with optimistic
+//      concurrency, then remove the gate. The pod is pinned to the chosen node (required node
+//      affinity in the gate removal) and its new claims are reserved for it in the allocation
+//      write only when the allocation restricts it to that node alone and FitCoversPod says
+//      draco checked every constraint of the pod; otherwise reservedFor is left to the scheduler
+//      (kube-scheduler's DynamicResources PreBind writes it just before binding), which keeps
+//      step 4 possible. Unschedulable/errors give Warning Events on the pod and its claims and
+//      park the pod until slices, classes, nodes, taint rules or a deallocation change the
+//      picture (event-driven, no polling).
+//   4. Released, unbound pod (safety net, RecoverUnschedulable): when its scheduler reports it
+//      Unschedulable (PodScheduled=False), the claims draco allocated that nobody reserved yet
+//      are deallocated (status update with resourceVersion precondition), so that the scheduler
+//      can allocate them on a node it accepts; Warning Event DeallocatedUnschedulable on the pod
+//      and draco_released_unschedulable_total.
 // Claim sync (SyncClaim): drop reservedFor entries of deleted, finished or replaced pods (deleted
 // UID cache, lister, then a live GET before dropping a pod the cache does not know), deallocate
 // when the last consumer went (builtin finalizer present), remove the finalizer once unallocated
@@ -33,6 +43,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "controller/metrics/controller_metrics.h"
@@ -59,7 +70,8 @@ struct ControllerOptions {
   // When a claim's allocation restricts the pod to exactly one node (node-local devices), the
   // gate removal also adds that node as a required node affinity (see
   // ApiWriter::RemoveSchedulingGate). The pod's placement is unchanged, but kube-scheduler then
-  // filters one node instead of all of them.
+  // filters one node instead of all of them. Only for pods FitCoversPod accepts; a pinned pod's
+  // new claims are reserved for it in the allocation write (unpinned: left to the scheduler).
   bool pin_node = true;
 };
 
@@ -100,6 +112,9 @@ class Controller {
   StatusOr<Result> ReserveForBoundPod(const api::Pod& pod, const PodClaims& claims);
   StatusOr<Result> AllocateForPod(const api::Pod& pod, const PodClaims& claims);
   StatusOr<Result> AllocateStandalone(const api::ResourceClaim& claim);
+  // Step 4 of the pod sync (safety_net.cc). Acts at most once per scheduler report (condition
+  // transition time + message) and pod, with an exponential delay between repeated actions.
+  StatusOr<Result> RecoverUnschedulable(const api::Pod& pod, const PodClaims& claims);
   // True when `claim` was generated for a pod that the cache shows finished or replaced (another
   // UID under the same name). A pod missing from the cache is not "done" here.
   bool OwnerPodDone(const api::ResourceClaim& claim) const;
@@ -140,6 +155,14 @@ class Controller {
   // Claims draco deleted: later events of the same claim (the watch still delivers the update
   // that removed the finalizer) need no second DELETE.
   RecentUids deleted_claims_;
+  // Safety-net actions per pod UID (newest kMaxRecoveries), guarded by mu_.
+  struct Recovery {
+    std::string attempt;  // the scheduler report acted on
+    int count = 0;
+    Clock::TimePoint last;
+  };
+  std::unordered_map<std::string, Recovery> recoveries_;
+  std::deque<std::string> recovery_order_;
 };
 
 // Parses an RFC 3339 timestamp ("2026-01-02T03:04:05Z", optional fraction); nullopt if malformed.

@@ -120,6 +120,23 @@ apiVersion: kubescheduler.config.k8s.io/v1
 kind: KubeSchedulerConfiguration
 clientConnection: {kubeconfig: "$D/kubeconfig", qps: 200, burst: 400}
 leaderElection: {leaderElect: false}
+profiles:
+- schedulerName: default-scheduler
+# A constraint draco cannot see (issue #13, safety net e2e): pods with this schedulerName may not
+# use nodes labelled draco-e2e/strict-excluded (NodeAffinity addedAffinity). The profile also has
+# no DynamicResources PostFilter, like a scheduler that does not take back claims that block a
+# pod: draco's safety net has to (the default profile keeps it and recovers by itself).
+- schedulerName: draco-e2e-strict
+  plugins:
+    postFilter:
+      disabled: [{name: DynamicResources}]
+  pluginConfig:
+  - name: NodeAffinity
+    args:
+      addedAffinity:
+        requiredDuringSchedulingIgnoredDuringExecution:
+          nodeSelectorTerms:
+          - matchExpressions: [{key: draco-e2e/strict-excluded, operator: DoesNotExist}]
 SC
 start_bg kube-scheduler "$BIN/kube-scheduler" --config="$D/scheduler.yaml" \
   --authentication-kubeconfig="$D/kubeconfig" --authorization-kubeconfig="$D/kubeconfig" \
