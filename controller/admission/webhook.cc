@@ -18,18 +18,13 @@ StatusOr<std::unique_ptr<Webhook>> Webhook::Start(k8s::RestClient& client, Clock
   Webhook* self = w.get();
   auto server = TlsServer::Start(
       w->options_.bind_address,
-      [self](std::string_view method, std::string_view path, std::string_view body) {
+      [](std::string_view method, std::string_view path, std::string_view body) {
         if (path == "/healthz") return HttpReply{200, "text/plain", "ok"};
         if (path != "/mutate") return HttpReply{404, "text/plain", "not found\n"};
         if (method != "POST") return HttpReply{405, "text/plain", "POST an AdmissionReview\n"};
         ReviewResult r = HandleReview(body);
-        if (r.http_code == 200) {
-          ++self->reviews_;
-          if (r.gated) ++self->gated_;
-        } else {
-          ++self->rejected_;
-          spdlog::warn("webhook: refused a request: {}", r.body);
-        }
+        if (r.http_code != 200) spdlog::warn("webhook: refused a request: {}", r.body);
+        if (r.gated) spdlog::debug("webhook: gated a new pod");
         return HttpReply{r.http_code, r.http_code == 200 ? "application/json" : "text/plain",
                          std::move(r.body)};
       },
@@ -90,7 +85,5 @@ Status Webhook::Ready() const {
   }
   return OkStatus();
 }
-
-WebhookStats Webhook::Stats() const { return {reviews_.load(), gated_.load(), rejected_.load()}; }
 
 }  // namespace draco::admission

@@ -8,7 +8,6 @@
 // the server.
 #pragma once
 
-#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <memory>
@@ -30,12 +29,6 @@ struct WebhookOptions {
   int threads = 4;
 };
 
-struct WebhookStats {
-  uint64_t reviews = 0;   // AdmissionReviews answered with 200
-  uint64_t gated = 0;     // of which added the scheduling gate
-  uint64_t rejected = 0;  // requests answered with 4xx
-};
-
 class Webhook {
  public:
   // Binds the port and starts the sync thread (the first Sync runs at once).
@@ -50,7 +43,6 @@ class Webhook {
   // /healthz. For /readyz.
   Status Ready() const;
   int port() const { return server_->port(); }
-  WebhookStats Stats() const;
 
  private:
   Webhook(k8s::RestClient& client, Clock& clock, WebhookOptions options);
@@ -65,7 +57,6 @@ class Webhook {
   bool stop_ = false;
   Status last_sync_ = UnavailableError("no certificate sync yet");  // guarded by mu_
   std::string ca_bundle_;                                           // guarded by mu_
-  std::atomic<uint64_t> reviews_{0}, gated_{0}, rejected_{0};
   std::thread thread_;
 };
 
