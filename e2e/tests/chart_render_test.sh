@@ -110,23 +110,30 @@ for line in '- --webhook-bind-address=$(POD_IP):9443' \
 done
 pass "admission.mode=auto on 1.34 renders draco's webhook (configuration, Service, flags, RBAC)"
 
-# block FILE KEY: the YAML under every "KEY:" line, de-indented (one block after another).
+# block FILE KEY: the YAML under every "KEY:" line, de-indented, comments dropped; "--" before
+# each block.
 block() {
   awk -v key="$2:" '
-    { match($0, /^ */); ind = RLENGTH }
-    inb && ind <= hind && $0 !~ /^ *$/ { inb = 0 }
-    inb { print substr($0, hind + 1) }
-    { t = $0; sub(/^ */, "", t) } t == key { inb = 1; hind = ind; print "--" }' "$1"
+    { match($0, /^ */); ind = RLENGTH; t = substr($0, ind + 1) }
+    inb && t ~ /^#/ { next }
+    inb && t != "" && (ind < hind || (ind == hind && t !~ /^- /)) { inb = 0 }
+    inb && t != "" { print substr($0, hind + 1) }
+    t == key { inb = 1; hind = ind; print "--" }' "$1"
 }
 render --set admission.mode=webhook --set 'admission.gatedNamespaces.names={ml}' \
   --set admission.gatedNamespaces.excludeNames='{kube-system,ops}' >"$tmp/w.yaml"
 render --set admission.mode=policy --set 'admission.gatedNamespaces.names={ml}' \
   --set admission.gatedNamespaces.excludeNames='{kube-system,ops}' >"$tmp/p.yaml"
-for key in namespaceSelector matchConditions; do
-  [[ -n $(block "$tmp/w.yaml" $key) ]] || fail "webhook: no $key rendered"
-  [[ $(block "$tmp/w.yaml" $key) == "$(block "$tmp/p.yaml" $key)" ]] || fail "$key differs:
-$(diff <(block "$tmp/p.yaml" $key) <(block "$tmp/w.yaml" $key))"
-done
+# One policy binding per webhook, in the same order, with the same namespaceSelector.
+[[ $(block "$tmp/w.yaml" namespaceSelector | grep -c '^--$') == 2 ]] || fail "want 2 webhook selectors"
+[[ $(block "$tmp/w.yaml" namespaceSelector) == "$(block "$tmp/p.yaml" namespaceSelector)" ]] \
+  || fail "namespaceSelectors differ:
+$(diff <(block "$tmp/p.yaml" namespaceSelector) <(block "$tmp/w.yaml" namespaceSelector))"
+# The policy's one list of matchConditions, repeated in each webhook.
+pmc=$(block "$tmp/p.yaml" matchConditions)
+[[ $(grep -c 'expression:' <<<"$pmc") == 3 ]] || fail "policy: want 3 matchConditions: $pmc"
+[[ $(block "$tmp/w.yaml" matchConditions) == "$pmc"$'\n'"$pmc" ]] || fail "matchConditions differ:
+$(diff <(echo "$pmc"; echo "$pmc") <(block "$tmp/w.yaml" matchConditions))"
 [[ $(grep -c 'scheduling-gate.draco.dev$' "$tmp/w.yaml") == 2 ]] || fail "want 2 webhooks (names, selector)"
 if grep -q 'mutatingwebhookconfigurations' "$tmp/p.yaml"; then fail "policy mode grants webhook RBAC"; fi
 pass "webhook and policy select the same namespaces with the same matchConditions"
