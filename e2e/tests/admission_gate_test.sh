@@ -14,7 +14,8 @@ NS=draco-ag-system
 GATED=draco-ag-gated LABELED=draco-ag-labeled PLAIN=draco-ag-plain EXCLUDED=draco-ag-excluded
 SA=system:serviceaccount:$NS:$REL
 GATE=draco.dev/allocation
-MODE=$(gate_mode)
+# DRACO_E2E_ADMISSION_MODE=webhook tests the webhook where auto would pick the policy.
+MODE=${DRACO_E2E_ADMISSION_MODE:-$(gate_mode)}
 WEBHOOK_PID=""
 cleanup() {
   [[ -n $WEBHOOK_PID ]] && kill "$WEBHOOK_PID" 2>/dev/null
@@ -33,7 +34,7 @@ mode_args=()
 if [[ $MODE == webhook ]]; then
   find_draco || { echo "SKIP: webhook mode needs the draco binary (DRACO_BUILD_DIR)" >&2; exit 77; }
   WPORT=$((30000 + RANDOM % 10000))
-  mode_args=(--set admission.webhook.url=https://127.0.0.1:$WPORT/mutate)
+  mode_args=(--set admission.mode=webhook --set admission.webhook.url=https://127.0.0.1:$WPORT/mutate)
 fi
 helm install "$REL" "$CHART_DIR" -n "$NS" --set admission.gatedNamespaces.names="{$GATED}" \
   --set admission.gatedNamespaces.excludeNames="{kube-system,$EXCLUDED}" "${mode_args[@]}" >/dev/null
