@@ -79,7 +79,7 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 list every API client-go knows, including apps/v1beta1 that no Kubernetes >= 1.16 serves; "" when
 they come from a live cluster's discovery. */}}
 {{- define "draco.clientOnlyCapabilities" -}}
-{{- if .Capabilities.APIVersions.Has "apps/v1beta1/Deployment" }}true{{ end }}
+{{- if .Capabilities.APIVersions.Has "apps/v1beta1" }}true{{ end }}
 {{- end }}
 
 {{/* API version for MutatingAdmissionPolicy: the override, else the newest version the cluster
