@@ -2,7 +2,9 @@
 # Runs the version-sensitive e2e tests on each supported Kubernetes version and prints a table
 # version x test. For each version it builds (cached) and starts its own local control plane in
 # /tmp/draco-matrix-VERSION on its own ports (never touching the default /tmp/draco-e2e), runs the
-# tests one at a time through ctest, and stops the control plane again.
+# tests one at a time through ctest, and stops the control plane again. The ports default to
+# 17443/27790/27800; DRACO_MATRIX_API_PORT, DRACO_MATRIX_ETCD_PORT, DRACO_MATRIX_ETCD_PEER_PORT and
+# DRACO_MATRIX_DIR (directory prefix) override them, so that several matrices can run side by side.
 #
 # Usage: e2e/matrix.sh [--versions v1.34.4,v1.35.4,v1.36.3,v1.37.2] [--tests smoke,draco_lifecycle,...]
 #                      [BUILD_DIR]
@@ -10,12 +12,12 @@
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 versions=v1.34.4,v1.35.4,v1.36.3,v1.37.2
-tests=smoke,draco_lifecycle,draco_restart,draco_policy,admission_gate,chart_install
+tests=smoke,draco_lifecycle,draco_restart,draco_policy,admission_gate,admission_webhook,chart_install
 while (($#)); do
   case $1 in
     --versions) versions=$2; shift 2 ;;
     --tests) tests=$2; shift 2 ;;
-    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
     *) break ;;
   esac
 done
@@ -25,11 +27,12 @@ IFS=, read -ra T <<<"$tests"
 declare -A result
 failed=0
 for v in "${V[@]}"; do
-  export DRACO_K8S_VERSION=$v DRACO_E2E_DIR=/tmp/draco-matrix-$v
-  export DRACO_API_PORT=17443 DRACO_ETCD_PORT=27790 DRACO_ETCD_PEER_PORT=27800
+  export DRACO_K8S_VERSION=$v DRACO_E2E_DIR=${DRACO_MATRIX_DIR:-/tmp/draco-matrix}-$v
+  export DRACO_API_PORT=${DRACO_MATRIX_API_PORT:-17443} DRACO_ETCD_PORT=${DRACO_MATRIX_ETCD_PORT:-27790}
+  export DRACO_ETCD_PEER_PORT=${DRACO_MATRIX_ETCD_PEER_PORT:-27800}
   echo "=== Kubernetes $v ($(date -u +%T))"
-  if ! "$root/e2e/cluster/up.sh" --nodes 4 >"/tmp/draco-matrix-$v.up.log" 2>&1; then
-    echo "control plane $v did not start: /tmp/draco-matrix-$v.up.log" >&2
+  if ! "$root/e2e/cluster/up.sh" --nodes 4 >"$DRACO_E2E_DIR.up.log" 2>&1; then
+    echo "control plane $v did not start: $DRACO_E2E_DIR.up.log" >&2
     for t in "${T[@]}"; do result[$v,$t]=NO-CLUSTER; done
     failed=1
     "$root/e2e/cluster/down.sh" >/dev/null 2>&1
@@ -38,8 +41,8 @@ for v in "${V[@]}"; do
   for t in "${T[@]}"; do
     start=$SECONDS
     if ctest --test-dir "$BUILD" --output-on-failure -R "^e2e_${t}_test\$" \
-         >"/tmp/draco-matrix-$v-$t.log" 2>&1; then
-      if grep -q "Not Run\|No tests were found\|Skipped" "/tmp/draco-matrix-$v-$t.log"; then
+         >"$DRACO_E2E_DIR-$t.log" 2>&1; then
+      if grep -q "Not Run\|No tests were found\|Skipped" "$DRACO_E2E_DIR-$t.log"; then
         result[$v,$t]=SKIPPED
       else
         result[$v,$t]="pass $((SECONDS - start))s"
@@ -47,7 +50,7 @@ for v in "${V[@]}"; do
     else
       result[$v,$t]="FAIL $((SECONDS - start))s"
       failed=1
-      tail -n 30 "/tmp/draco-matrix-$v-$t.log" >&2
+      tail -n 30 "$DRACO_E2E_DIR-$t.log" >&2
     fi
     echo "$v $t: ${result[$v,$t]}"
   done

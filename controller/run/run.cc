@@ -18,6 +18,7 @@
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include "controller/admission/webhook.h"
 #include "controller/allocator/features.h"
 #include "controller/allocator/selector.h"
 #include "controller/metrics/controller_metrics.h"
@@ -192,6 +193,8 @@ StatusOr<Flags> ParseFlags(int argc, char** argv) {
     } else if (name == "log-format") {
       if (v != "text" && v != "json") return InvalidArgumentError("--log-format: text or json");
       f.log_format = v;
+    } else if (admission::IsWebhookFlag(name)) {
+      st = admission::SetWebhookFlag(name, v, f.webhook);
     } else {
       return InvalidArgumentError("unknown flag " + arg);
     }
@@ -243,6 +246,7 @@ std::string FlagUsage() {
        alloc::FeatureGateNames() + ")\n";
   u += "  -v N                               log verbosity (0 info, 1 debug, 4 trace)\n";
   u += "  --log-format text|json             log format (default text)\n";
+  u += admission::WebhookFlagUsage();
   return u;
 }
 
@@ -340,6 +344,18 @@ int RunMain(int argc, char** argv) {
   reconcilers::Informers informers(**client, cache, clock,
                                    std::chrono::seconds(flags->allocation_policy_recheck_seconds),
                                    profile->device_taint_rules);
+  std::unique_ptr<admission::Webhook> webhook;  // every replica serves it, leader or not
+  if (flags->webhook.bind_address != "0") {
+    auto opts = admission::ToWebhookOptions(flags->webhook, flags->leader_elect_namespace);
+    auto w = opts.ok() ? admission::Webhook::Start(**client, clock, *opts)
+                       : StatusOr<std::unique_ptr<admission::Webhook>>(opts.status());
+    if (!w.ok()) {
+      spdlog::error("{}", w.status().ToString());
+      return 1;
+    }
+    webhook = std::move(*w);
+    spdlog::info("admission webhook on {} (port {})", flags->webhook.bind_address, webhook->port());
+  }
   std::atomic<bool> leading{!flags->leader_elect};
   std::vector<std::unique_ptr<server::HttpServer>> servers;
   auto start_server = [&](const std::string& addr, std::vector<server::Route> routes) {
@@ -356,6 +372,7 @@ int RunMain(int argc, char** argv) {
   std::vector<server::Check> ready_checks = {
       {"informers-synced",
        [&] { return informers.HasSynced() ? OkStatus() : UnavailableError("caches not synced"); }}};
+  if (webhook) ready_checks.push_back({"webhook", [&] { return webhook->Ready(); }});
   auto probe_routes = [&] {
     return std::vector<server::Route>{server::ProbeRoute("/healthz", {}),
                                       server::ProbeRoute("/readyz", ready_checks)};

@@ -16,6 +16,7 @@
 //                                  API server's version
 //   -v N / --v N                   log verbosity (0 info, 1-3 debug, 4+ trace)
 //   --log-format text|json         log format (default text)
+//   --webhook-*                    the admission webhook (controller/admission/webhook_flags.h)
 // Lifecycle: informers start at once (a standby replica keeps a warm cache); on becoming leader
 // the controller resyncs everything and starts the workers. SIGTERM/SIGINT: stop the workers
 // after their current item (within a 2 s grace; then API requests still retrying are cancelled),
@@ -26,6 +27,7 @@
 #include <optional>
 #include <string>
 
+#include "controller/admission/webhook_flags.h"
 #include "k8sclient/base/status.h"
 
 namespace draco::run {
@@ -50,6 +52,8 @@ struct Flags {
   std::string log_format = "text";
   // How often to look again for the AllocationPolicy CRD while it is not installed.
   int allocation_policy_recheck_seconds = 30;
+  // The admission webhook (off unless --webhook-bind-address is set).
+  admission::WebhookFlags webhook;
   bool help = false;  // --help / -h: print FlagUsage() and exit 0
 };
 

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# The chart's MutatingAdmissionPolicy on the real API server: new pods with resourceClaims in gated
+# The chart's admission gate on the real API server, in the mode admission.mode=auto picks there
+# (a MutatingAdmissionPolicy where the server serves one; else draco's webhook, run on this host as
+# the chart's ServiceAccount): new pods with resourceClaims in gated
 # namespaces (by name or by label) get the draco.dev/allocation scheduling gate and kube-scheduler
 # leaves them alone; pods without claims, already-bound pods and pods in other or excluded
 # namespaces are untouched; existing gates are kept. Then the chart's ServiceAccount (and only it)
@@ -12,7 +14,11 @@ NS=draco-ag-system
 GATED=draco-ag-gated LABELED=draco-ag-labeled PLAIN=draco-ag-plain EXCLUDED=draco-ag-excluded
 SA=system:serviceaccount:$NS:$REL
 GATE=draco.dev/allocation
+# DRACO_E2E_ADMISSION_MODE=webhook tests the webhook where auto would pick the policy.
+MODE=${DRACO_E2E_ADMISSION_MODE:-$(gate_mode)}
+WEBHOOK_PID=""
 cleanup() {
+  [[ -n $WEBHOOK_PID ]] && kill "$WEBHOOK_PID" 2>/dev/null
   helm uninstall "$REL" -n "$NS" --wait=false >/dev/null 2>&1 || true
   drop_ns $GATED $LABELED $PLAIN $EXCLUDED $NS
   k delete resourceslice draco-ag-node-0 deviceclass draco-ag.example.com --ignore-not-found >/dev/null 2>&1 || true
@@ -24,9 +30,22 @@ for n in $GATED $LABELED $PLAIN $EXCLUDED; do
   kubectl wait --for=delete "namespace/$n" --timeout=120s >/dev/null 2>&1 || true
 done
 fresh_ns "$NS"
+mode_args=()
+if [[ $MODE == webhook ]]; then
+  find_draco || { echo "SKIP: webhook mode needs the draco binary (DRACO_BUILD_DIR)" >&2; exit 77; }
+  WPORT=$((30000 + RANDOM % 10000))
+  mode_args=(--set admission.mode=webhook --set admission.webhook.url=https://127.0.0.1:$WPORT/mutate)
+fi
 helm install "$REL" "$CHART_DIR" -n "$NS" --set admission.gatedNamespaces.names="{$GATED}" \
-  --set admission.gatedNamespaces.excludeNames="{kube-system,$EXCLUDED}" >/dev/null
-pass "helm install $REL (gating $GATED by name and draco.dev/gated=true namespaces)"
+  --set admission.gatedNamespaces.excludeNames="{kube-system,$EXCLUDED}" "${mode_args[@]}" >/dev/null
+pass "helm install $REL in $MODE mode (gating $GATED by name and draco.dev/gated=true namespaces)"
+if [[ $MODE == webhook ]]; then
+  k get mutatingwebhookconfiguration "$REL-scheduling-gate" >/dev/null || fail "no MutatingWebhookConfiguration"
+  start_local_webhook "$NS" "$REL" "$WPORT" "${DRACO_E2E_DIR:-/tmp/draco-e2e}/logs/$REL-webhook.log" \
+    --leader-elect=false --allocate=false
+  eventually 60 "draco (as the chart's ServiceAccount) serves the webhook and is ready" \
+    curl -sf "$WEBHOOK_READYZ/readyz"
+fi
 
 k apply -f - >/dev/null <<YAML
 apiVersion: v1
@@ -90,12 +109,13 @@ spec:
 }
 gates() { k get pod -n "$1" "$2" -o jsonpath='{range .spec.schedulingGates[*]}{.name}{" "}{end}'; }
 
-# The policy is loaded asynchronously by the API server's admission plugin; wait for it to act.
+# The policy (or the webhook configuration) is loaded asynchronously by the API server's admission
+# plugin; wait for it to act.
 probe_gated() {
   pod "$GATED" probe claim | kubectl create --dry-run=server -o jsonpath='{.spec.schedulingGates[*].name}' -f - \
     | grep -q "$GATE"
 }
-eventually 30 "the admission policy is active" probe_gated
+eventually 30 "the admission $MODE is active" probe_gated
 
 pod "$GATED" with-claim claim | k create -f - >/dev/null
 pod "$GATED" no-claim | k create -f - >/dev/null
@@ -139,3 +159,17 @@ k patch pod -n "$GATED" with-claim --type=json -p "$ungate" --as="$SA" >/dev/nul
 pass "the chart's ServiceAccount removes the gate (as draco does after allocating)"
 eventually 60 "kube-scheduler then allocates the claim and binds the pod to node-0" \
   bash -c "[[ \$(kubectl get pod -n $GATED with-claim -o jsonpath='{.spec.nodeName}') == node-0 ]]"
+
+if [[ $MODE == webhook ]]; then
+  # A webhook that is down blocks only what it gates: claim pods in gated namespaces.
+  kill "$WEBHOOK_PID"; wait "$WEBHOOK_PID" 2>/dev/null; WEBHOOK_PID=""
+  pod "$PLAIN" down-with-claim claim | k create -f - >/dev/null \
+    || fail "webhook down: a pod with a claim in an ungated namespace was refused"
+  pod "$GATED" down-no-claim | k create -f - >/dev/null \
+    || fail "webhook down: a pod without claims in a gated namespace was refused"
+  if out=$(pod "$GATED" down-with-claim claim | k create -f - 2>&1); then
+    fail "webhook down: a pod with a claim in a gated namespace was admitted ungated (failurePolicy Fail)"
+  fi
+  grep -q 'scheduling-gate.draco.dev' <<<"$out" || fail "refusal does not name the webhook: $out"
+  pass "with the webhook down, only claim pods in gated namespaces are refused (failurePolicy Fail)"
+fi

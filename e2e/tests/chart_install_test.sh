@@ -112,12 +112,23 @@ for o in deployment/$REL serviceaccount/$REL service/$REL-metrics role/$REL-lead
   poddisruptionbudget/$REL networkpolicy/$REL configmap/$REL-dashboard; do
   k get -n "$NS" "$o" >/dev/null || fail "installed release lacks $o"
 done
-for o in clusterrole/$REL clusterrolebinding/$REL mutatingadmissionpolicy/$REL-scheduling-gate \
-  mutatingadmissionpolicybinding/$REL-scheduling-gate-names deviceclass/gpu.it.draco.dev \
+# admission.mode=auto: a MutatingAdmissionPolicy where the server serves one, else the webhook.
+if [[ $(gate_mode) == policy ]]; then
+  gate_objs=(mutatingadmissionpolicy/$REL-scheduling-gate mutatingadmissionpolicybinding/$REL-scheduling-gate-names)
+else
+  gate_objs=(mutatingwebhookconfiguration/$REL-scheduling-gate)
+  for o in service/$REL-webhook role/$REL-webhook rolebinding/$REL-webhook; do
+    k get -n "$NS" "$o" >/dev/null || fail "installed release (webhook mode) lacks $o"
+  done
+  if k get mutatingadmissionpolicy "$REL-scheduling-gate" >/dev/null 2>&1; then
+    fail "webhook mode also installed a MutatingAdmissionPolicy"
+  fi
+fi
+for o in clusterrole/$REL clusterrolebinding/$REL "${gate_objs[@]}" deviceclass/gpu.it.draco.dev \
   allocationpolicy/ci-gpus-binpack; do
   k get "$o" >/dev/null || fail "installed release lacks $o"
 done
-pass "helm install created every object"
+pass "helm install created every object (admission gate: $(gate_mode))"
 eventually 60 "kube-scheduler places the controller pods (security context and scheduling knobs accepted)" \
   bash -c "[[ \$(kubectl get pods -n $NS -l app.kubernetes.io/component=controller -o jsonpath='{range .items[*]}{.spec.nodeName}{\" \"}{end}' | wc -w) == 2 ]]"
 
@@ -133,7 +144,7 @@ grep -q 'needs leaderElection.enabled=true' <<<"$out" || fail "refused upgrade m
 pass "helm upgrade to an invalid combination is refused and leaves revision 2"
 
 helm uninstall "$REL" -n "$NS" >/dev/null
-for o in clusterrole/$REL mutatingadmissionpolicy/$REL-scheduling-gate deviceclass/gpu.it.draco.dev \
+for o in clusterrole/$REL "${gate_objs[0]}" deviceclass/gpu.it.draco.dev \
   allocationpolicy/ci-gpus-binpack; do
   if k get "$o" >/dev/null 2>&1; then fail "uninstall left $o"; fi
 done

@@ -13,8 +13,52 @@ find_helm() {
   return 1
 }
 
-# render [helm template args...]: the chart rendered for Kubernetes v1.37.2 as release "draco".
-render() { helm template draco "$CHART_DIR" --kube-version 1.37.2 "$@"; }
+# render_kube_version: the API server's version (e.g. 1.34.4) when a cluster is reachable and
+# CHART_LIB_NO_CLUSTER is unset, else 1.37.2; cached in RENDER_KUBE_VERSION.
+render_kube_version() {
+  if [[ -z ${RENDER_KUBE_VERSION:-} ]]; then
+    RENDER_KUBE_VERSION=1.37.2
+    if [[ -z ${CHART_LIB_NO_CLUSTER:-} ]]; then
+      local v
+      v=$(kubectl get --raw /version 2>/dev/null | grep -o '"gitVersion": *"v[^"]*"' | cut -d'"' -f4) || true
+      [[ -n $v ]] && RENDER_KUBE_VERSION=${v#v}
+    fi
+  fi
+  echo "$RENDER_KUBE_VERSION"
+}
+
+# render [helm template args...]: the chart rendered as release "draco" for the cluster's
+# Kubernetes version (render_kube_version).
+render() { helm template draco "$CHART_DIR" --kube-version "$(render_kube_version)" "$@"; }
+
+# gate_mode: what admission.mode=auto installs on this cluster: "policy" when the API server serves
+# a MutatingAdmissionPolicy API, else "webhook".
+gate_mode() {
+  if kubectl api-resources --api-group=admissionregistration.k8s.io -o name 2>/dev/null \
+    | grep -q '^mutatingadmissionpolicies\.'; then
+    echo policy
+  else
+    echo webhook
+  fi
+}
+
+# start_local_webhook NS SA PORT LOG [draco run flags...]: runs `draco run` on this host as the
+# ServiceAccount NS/SA, serving the admission webhook on https://127.0.0.1:PORT/mutate for a release
+# named SA installed with admission.webhook.url pointing there (the chart's own pods never run in
+# the e2e cluster, which has no kubelet). Sets WEBHOOK_PID and WEBHOOK_READYZ (host:port of
+# /readyz). Needs find_draco first.
+start_local_webhook() {
+  local ns=$1 sa=$2 port=$3 log=$4 mport=$((20000 + RANDOM % 20000))
+  shift 4
+  sa_kubeconfig "$ns" "$sa" "$log.kubeconfig"
+  "$DRACO" run --kubeconfig "$log.kubeconfig" \
+    --metrics-bind-address "127.0.0.1:$mport" --health-probe-bind-address "127.0.0.1:$((mport + 1))" \
+    --webhook-bind-address "127.0.0.1:$port" --webhook-cert-secret "$ns/$sa-webhook-tls" \
+    --webhook-config-name "$sa-scheduling-gate" --webhook-cert-hosts "127.0.0.1" -v 1 "$@" \
+    >"$log" 2>&1 &
+  WEBHOOK_PID=$!
+  WEBHOOK_READYZ=127.0.0.1:$((mport + 1))
+}
 
 # split_docs FILE DIR: writes each YAML document of FILE to DIR/NNN.yaml.
 split_docs() {

@@ -4,6 +4,7 @@
 # a few values.schema.json rejections, each with the message a user would see.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/chart_lib.sh"
+RENDER_KUBE_VERSION=${RENDER_KUBE_VERSION:-1.37.2}  # no cluster: render for 1.37.2 unless told
 pass() { echo "PASS: $*"; }
 fail() { echo "FAIL: $*" >&2; exit 1; }
 find_helm || { echo "SKIP: no helm binary (e2e/cluster/build.sh builds it)" >&2; exit 77; }
@@ -81,6 +82,68 @@ render --kube-version 1.35.0 --set admission.apiVersion=admissionregistration.k8
   | grep -q 'apiVersion: admissionregistration.k8s.io/v1beta1' || fail "apiVersion override ignored"
 pass "admission.apiVersion overrides auto-detection"
 
+# admission.mode=auto without a policy API (1.34/1.35 by default): draco's webhook.
+render --kube-version 1.34.4 -n draco-system >"$tmp/wh.yaml" || fail "helm template for 1.34.4"
+want="ClusterRole/draco
+ClusterRoleBinding/draco
+Deployment/draco
+MutatingWebhookConfiguration/draco-scheduling-gate
+Pod/draco-test-metrics
+Role/draco-leader-election
+Role/draco-webhook
+RoleBinding/draco-leader-election
+RoleBinding/draco-webhook
+Service/draco-metrics
+Service/draco-webhook
+ServiceAccount/draco"
+got=$(kinds "$tmp/wh.yaml")
+[[ $got == "$want" ]] || fail "1.34 (webhook mode) objects differ:
+$(diff <(echo "$want") <(echo "$got"))"
+for line in '- --webhook-bind-address=$(POD_IP):9443' \
+  '- --webhook-cert-secret=draco-system/draco-webhook-tls' \
+  '- --webhook-config-name=draco-scheduling-gate' \
+  '- --webhook-cert-hosts=draco-webhook.draco-system.svc,draco-webhook,draco-webhook.draco-system' \
+  'fieldRef: {fieldPath: status.podIP}' '- name: selector.scheduling-gate.draco.dev' \
+  'failurePolicy: Fail' 'sideEffects: None' 'admissionReviewVersions: [v1]' 'path: /mutate' \
+  'resources: [mutatingwebhookconfigurations]' 'resourceNames: [draco-webhook-tls]'; do
+  grep -qF -- "$line" "$tmp/wh.yaml" || fail "webhook mode: '$line' not rendered"
+done
+pass "admission.mode=auto on 1.34 renders draco's webhook (configuration, Service, flags, RBAC)"
+
+# block FILE KEY: the YAML under every "KEY:" line, de-indented, comments dropped; "--" before
+# each block.
+block() {
+  awk -v key="$2:" '
+    { match($0, /^ */); ind = RLENGTH; t = substr($0, ind + 1) }
+    inb && t ~ /^#/ { next }
+    inb && t != "" && (ind < hind || (ind == hind && t !~ /^- /)) { inb = 0 }
+    inb && t != "" { print substr($0, hind + 1) }
+    t == key { inb = 1; hind = ind; print "--" }' "$1"
+}
+render --set admission.mode=webhook --set 'admission.gatedNamespaces.names={ml}' \
+  --set admission.gatedNamespaces.excludeNames='{kube-system,ops}' >"$tmp/w.yaml"
+render --set admission.mode=policy --set 'admission.gatedNamespaces.names={ml}' \
+  --set admission.gatedNamespaces.excludeNames='{kube-system,ops}' >"$tmp/p.yaml"
+# One policy binding per webhook, in the same order, with the same namespaceSelector.
+[[ $(block "$tmp/w.yaml" namespaceSelector | grep -c '^--$') == 2 ]] || fail "want 2 webhook selectors"
+[[ $(block "$tmp/w.yaml" namespaceSelector) == "$(block "$tmp/p.yaml" namespaceSelector)" ]] \
+  || fail "namespaceSelectors differ:
+$(diff <(block "$tmp/p.yaml" namespaceSelector) <(block "$tmp/w.yaml" namespaceSelector))"
+# The policy's one list of matchConditions, repeated in each webhook.
+pmc=$(block "$tmp/p.yaml" matchConditions)
+[[ $(grep -c 'expression:' <<<"$pmc") == 3 ]] || fail "policy: want 3 matchConditions: $pmc"
+[[ $(block "$tmp/w.yaml" matchConditions) == "$pmc"$'\n'"$pmc" ]] || fail "matchConditions differ:
+$(diff <(echo "$pmc"; echo "$pmc") <(block "$tmp/w.yaml" matchConditions))"
+[[ $(grep -c 'scheduling-gate.draco.dev$' "$tmp/w.yaml") == 2 ]] || fail "want 2 webhooks (names, selector)"
+if grep -q 'mutatingwebhookconfigurations' "$tmp/p.yaml"; then fail "policy mode grants webhook RBAC"; fi
+pass "webhook and policy select the same namespaces with the same matchConditions"
+
+render --set admission.mode=webhook --set admission.webhook.url=https://127.0.0.1:9443/mutate \
+  >"$tmp/url.yaml"
+grep -qF 'url: "https://127.0.0.1:9443/mutate"' "$tmp/url.yaml" || fail "webhook URL not rendered"
+if kinds "$tmp/url.yaml" | grep -qx 'Service/draco-webhook'; then fail "URL mode renders the Service"; fi
+pass "admission.webhook.url calls draco outside the cluster (no Service)"
+
 # expect_fail DESC MESSAGE-REGEX ARGS...: helm template must fail and print MESSAGE-REGEX.
 expect_fail() {
   local desc=$1 msg=$2 out; shift 2
@@ -104,8 +167,11 @@ expect_fail "admission all plus names" "gatedNamespaces.all=true gates every nam
   --set admission.gatedNamespaces.all=true --set 'admission.gatedNamespaces.names={ml}'
 expect_fail "namespace gated and excluded" '"kube-system" is in both' \
   --set 'admission.gatedNamespaces.names={kube-system}'
-expect_fail "no MutatingAdmissionPolicy API" "serves no MutatingAdmissionPolicy API" \
-  --kube-version 1.35.0
+expect_fail "policy mode without a MutatingAdmissionPolicy API" "serves no MutatingAdmissionPolicy API" \
+  --kube-version 1.35.0 --set admission.mode=policy
+expect_fail "webhook URL in policy mode" "admission.webhook.url is set but admission.mode resolves to policy" \
+  --set admission.webhook.url=https://127.0.0.1:9443/mutate
+expect_fail "schema: bad admission mode" "mode.*must be one of" --set admission.mode=magic
 expect_fail "egress policy without API server CIDRs" "would cut draco off from the API server" \
   --set networkPolicy.enabled=true --set networkPolicy.egress.enabled=true
 expect_fail "existing ServiceAccount without a name" "serviceAccount.create=false needs serviceAccount.name" \

@@ -75,19 +75,92 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end }}
 {{- end }}
 
+{{/* "true" when .Capabilities are helm's built-in defaults (helm template without a cluster), which
+list every API client-go knows, including apps/v1beta1 that no Kubernetes >= 1.16 serves; "" when
+they come from a live cluster's discovery. */}}
+{{- define "draco.clientOnlyCapabilities" -}}
+{{- if .Capabilities.APIVersions.Has "apps/v1beta1" }}true{{ end }}
+{{- end }}
+
 {{/* API version for MutatingAdmissionPolicy: the override, else the newest version the cluster
-serves (discovery), else v1 when the target Kubernetes version is 1.36 or newer (helm template
-without a cluster), else "" (validation.yaml then fails with an explanation). */}}
+serves (discovery), else, for helm template without a cluster, v1 when the target Kubernetes
+version is 1.36 or newer (GA and on by default there; the 1.34/1.35 beta is off by default), else
+"" (no policy API: auto mode then uses the webhook). */}}
 {{- define "draco.admissionApiVersion" -}}
 {{- if .Values.admission.apiVersion }}
 {{- .Values.admission.apiVersion }}
+{{- else if include "draco.clientOnlyCapabilities" . }}
+{{- if semverCompare ">=1.36.0-0" .Capabilities.KubeVersion.Version }}
+{{- "admissionregistration.k8s.io/v1" }}
+{{- end }}
 {{- else if .Capabilities.APIVersions.Has "admissionregistration.k8s.io/v1/MutatingAdmissionPolicy" }}
 {{- "admissionregistration.k8s.io/v1" }}
 {{- else if .Capabilities.APIVersions.Has "admissionregistration.k8s.io/v1beta1/MutatingAdmissionPolicy" }}
 {{- "admissionregistration.k8s.io/v1beta1" }}
-{{- else if semverCompare ">=1.36.0-0" .Capabilities.KubeVersion.Version }}
-{{- "admissionregistration.k8s.io/v1" }}
 {{- end }}
+{{- end }}
+
+{{/* How pods get draco's scheduling gate: "policy" (MutatingAdmissionPolicy) or "webhook" (a
+MutatingWebhookConfiguration calling draco). admission.mode auto picks policy where a policy API
+is served (draco.admissionApiVersion) and the webhook otherwise. */}}
+{{- define "draco.admissionMode" -}}
+{{- if eq .Values.admission.mode "auto" }}
+{{- if include "draco.admissionApiVersion" . }}policy{{ else }}webhook{{ end }}
+{{- else }}
+{{- .Values.admission.mode }}
+{{- end }}
+{{- end }}
+
+{{/* The gated namespaces as namespaceSelectors, one per way of selecting them (all, names,
+selector), each also excluding excludeNames; a YAML list of {suffix, selector}. The policy's
+bindings and the webhook configuration's webhooks are rendered from this one list, so both select
+exactly the same namespaces. */}}
+{{- define "draco.gateSelectors" -}}
+{{- $g := .Values.admission.gatedNamespaces }}
+{{- $bindings := list }}
+{{- if $g.all }}
+{{- $bindings = append $bindings (dict "suffix" "all" "selector" (dict)) }}
+{{- end }}
+{{- if $g.names }}
+{{- $bindings = append $bindings (dict "suffix" "names" "selector" (dict "matchExpressions" (list (dict "key" "kubernetes.io/metadata.name" "operator" "In" "values" $g.names)))) }}
+{{- end }}
+{{- if $g.selector }}
+{{- $bindings = append $bindings (dict "suffix" "selector" "selector" $g.selector) }}
+{{- end }}
+{{- $out := list }}
+{{- range $bindings }}
+{{- $sel := deepCopy .selector }}
+{{- if $g.excludeNames }}
+{{- $exprs := concat (default (list) $sel.matchExpressions) (list (dict "key" "kubernetes.io/metadata.name" "operator" "NotIn" "values" $g.excludeNames)) }}
+{{- $_ := set $sel "matchExpressions" $exprs }}
+{{- end }}
+{{- $out = append $out (dict "suffix" .suffix "selector" $sel) }}
+{{- end }}
+{{- toYaml $out }}
+{{- end }}
+
+{{/* "true" when draco serves the admission webhook (admission enabled in webhook mode). */}}
+{{- define "draco.webhookEnabled" -}}
+{{- and .Values.admission.enabled (eq (include "draco.admissionMode" .) "webhook") }}
+{{- end }}
+
+{{/* The per-pod gate conditions (CEL matchConditions) shared by the policy and the webhook. */}}
+{{- define "draco.gateConditions" -}}
+{{- .Files.Get "files/gate-conditions.yaml" }}
+{{- end }}
+
+{{/* The webhook's Service, Secret and the hosts its serving certificate covers. */}}
+{{- define "draco.webhookServiceName" -}}
+{{- printf "%s-webhook" (include "draco.fullname" .) | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- define "draco.webhookSecretName" -}}
+{{- printf "%s-webhook-tls" (include "draco.fullname" .) | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- define "draco.webhookCertHosts" -}}
+{{- $svc := include "draco.webhookServiceName" . }}
+{{- $ns := include "draco.namespace" . }}
+{{- $hosts := list (printf "%s.%s.svc" $svc $ns) $svc (printf "%s.%s" $svc $ns) }}
+{{- join "," (concat $hosts .Values.admission.webhook.extraCertHosts) }}
 {{- end }}
 
 {{/* Name of the admission policy and its bindings (cluster-scoped, so release-qualified). */}}
