@@ -69,7 +69,7 @@ std::vector<Verdict> Evaluate(const api::Pod& pod, const Snapshot& snapshot) {
         all = Reject(plugins[i]->Name(), r.reason);
         break;
       case internal::PreResult::kError:
-        all = Verdict{false, "", std::string(plugins[i]->Name()) + ": " + r.reason, true};
+        all = Verdict{false, std::string(plugins[i]->Name()), r.reason, true};
         break;
       case internal::PreResult::kOk:
         if (r.node_names) narrowing.emplace_back(plugins[i]->Name(), std::move(*r.node_names));

@@ -8,7 +8,7 @@
 // plugin's name; PreFilter node-name narrowing (NodeAffinity matchFields metadata.name) excludes
 // the other nodes under that plugin's name; then each node runs the Filters in order and the first
 // failure names the node's verdict. A PreFilter error (e.g. an unparsable label selector) gives
-// every node a verdict with plugin "" and `error` set.
+// every node a verdict naming that plugin with `error` set.
 //
 // Not modelled (see CoversPod): DynamicResources (draco's own allocator does that part), in-tree
 // volume CSI migration, VolumeAttachments and CSIStorageCapacity, non-default scheduler profiles.
