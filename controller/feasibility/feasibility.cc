@@ -47,7 +47,7 @@ std::vector<std::unique_ptr<internal::Plugin>> DefaultPlugins() {
 }
 
 Verdict Reject(std::string_view plugin, std::string reason) {
-  return Verdict{false, std::string(plugin), std::move(reason), false};
+  return Verdict{false, std::string(plugin), std::move(reason), false, ""};
 }
 
 }  // namespace
@@ -69,7 +69,7 @@ std::vector<Verdict> Evaluate(const api::Pod& pod, const Snapshot& snapshot) {
         all = Reject(plugins[i]->Name(), r.reason);
         break;
       case internal::PreResult::kError:
-        all = Verdict{false, std::string(plugins[i]->Name()), r.reason, true};
+        all = Verdict{false, std::string(plugins[i]->Name()), r.reason, true, ""};
         break;
       case internal::PreResult::kOk:
         if (r.node_names) narrowing.emplace_back(plugins[i]->Name(), std::move(*r.node_names));
@@ -92,8 +92,11 @@ std::vector<Verdict> Evaluate(const api::Pod& pod, const Snapshot& snapshot) {
     }
     for (size_t i = 0; i < plugins.size() && !v; ++i) {
       if (!active[i]) continue;
-      std::string why = plugins[i]->Filter(pod, n);
-      if (!why.empty()) v = Reject(plugins[i]->Name(), std::move(why));
+      internal::Rejection why = plugins[i]->Filter(pod, n);
+      if (!why.passed()) {
+        v = Reject(plugins[i]->Name(), std::move(why.reason));
+        v->detail = std::move(why.detail);
+      }
     }
     out.push_back(v.value_or(Verdict{}));
   }

@@ -29,6 +29,7 @@ struct Verdict {
   std::string plugin;  // kube-scheduler plugin name that rejected the node; "" when passed
   std::string reason;  // its reason, e.g. "node(s) didn't match pod anti-affinity rules"
   bool error = false;  // the pod could not be evaluated (reason says why)
+  std::string detail;  // optional, for explanations: "pod anti-affinity with wedge/occupant"
 };
 
 // One verdict per node of `snapshot.nodes`, in order. The pod itself must not be among

@@ -69,7 +69,7 @@ class NodeName : public Plugin {
     r.node_names = std::set<std::string>{pod.spec.node_name};
     return r;
   }
-  std::string Filter(const api::Pod& pod, const NodeInfo& n) const override {
+  Rejection Filter(const api::Pod& pod, const NodeInfo& n) const override {
     if (pod.spec.node_name.empty() || pod.spec.node_name == n.node->metadata.name) return "";
     return "node(s) didn't match the requested node name";
   }
@@ -79,7 +79,7 @@ class NodeUnschedulable : public Plugin {
  public:
   std::string_view Name() const override { return "NodeUnschedulable"; }
   PreResult PreFilter(const api::Pod&, const ClusterIndex&) override { return PreResult::Ok(); }
-  std::string Filter(const api::Pod& pod, const NodeInfo& n) const override {
+  Rejection Filter(const api::Pod& pod, const NodeInfo& n) const override {
     if (!n.node->spec.unschedulable) return "";
     api::Taint t;
     t.key = "node.kubernetes.io/unschedulable";
@@ -95,7 +95,7 @@ class TaintToleration : public Plugin {
  public:
   std::string_view Name() const override { return "TaintToleration"; }
   PreResult PreFilter(const api::Pod&, const ClusterIndex&) override { return PreResult::Ok(); }
-  std::string Filter(const api::Pod& pod, const NodeInfo& n) const override {
+  Rejection Filter(const api::Pod& pod, const NodeInfo& n) const override {
     const api::Taint* t = FirstUntoleratedTaint(pod, *n.node);
     if (!t) return "";
     return "node(s) had untolerated taint {" + t->key + (t->value.empty() ? "" : ": " + t->value) +
@@ -142,7 +142,7 @@ class NodeAffinity : public Plugin {
     r.node_names = std::move(names);
     return r;
   }
-  std::string Filter(const api::Pod& pod, const NodeInfo& n) const override {
+  Rejection Filter(const api::Pod& pod, const NodeInfo& n) const override {
     if (MatchesRequiredNodeAffinity(pod, *n.node)) return "";
     return "node(s) didn't match Pod's node affinity/selector";
   }
@@ -174,7 +174,7 @@ class NodePorts : public Plugin {
     want_ = HostPorts(pod);
     return want_.empty() ? PreResult::Skip() : PreResult::Ok();
   }
-  std::string Filter(const api::Pod&, const NodeInfo& n) const override {
+  Rejection Filter(const api::Pod&, const NodeInfo& n) const override {
     for (const auto* p : n.pods) {
       for (const auto& [uip, uproto, uport] : HostPorts(*p)) {
         for (const auto& [ip, proto, port] : want_) {
@@ -199,7 +199,7 @@ class NodeResourcesFit : public Plugin {
     req_ = FromResourceList(PodSpecRequests(pod));
     return PreResult::Ok();
   }
-  std::string Filter(const api::Pod&, const NodeInfo& n) const override {
+  Rejection Filter(const api::Pod&, const NodeInfo& n) const override {
     const Resources& a = n.allocatable;
     const Resources& u = n.requested;
     if (static_cast<int64_t>(n.pods.size()) + 1 > a.pods) return "Too many pods";

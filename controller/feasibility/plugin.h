@@ -42,6 +42,18 @@ struct PreResult {
   static PreResult Error(std::string r) { return {kError, std::move(r), std::nullopt}; }
 };
 
+// A Filter outcome: empty `reason` = the node passes. `detail` optionally names the object
+// responsible ("pod anti-affinity with ns/name") for explanations.
+struct Rejection {
+  std::string reason;
+  std::string detail;
+  Rejection() = default;
+  Rejection(std::string r) : reason(std::move(r)) {}           // NOLINT(google-explicit-constructor)
+  Rejection(const char* r) : reason(r) {}                      // NOLINT(google-explicit-constructor)
+  Rejection(std::string r, std::string d) : reason(std::move(r)), detail(std::move(d)) {}
+  bool passed() const { return reason.empty(); }
+};
+
 // One kube-scheduler filter plugin, bound to one pod for one scheduling cycle: PreFilter once,
 // then Filter per node (const, may run concurrently).
 class Plugin {
@@ -49,8 +61,8 @@ class Plugin {
   virtual ~Plugin() = default;
   virtual std::string_view Name() const = 0;
   virtual PreResult PreFilter(const api::Pod& pod, const ClusterIndex& cluster) = 0;
-  // "" when the node passes, else the reason (kube-scheduler's wording where it has one).
-  virtual std::string Filter(const api::Pod& pod, const NodeInfo& node) const = 0;
+  // Passed, or the reason (kube-scheduler's wording where it has one).
+  virtual Rejection Filter(const api::Pod& pod, const NodeInfo& node) const = 0;
 };
 
 // In kube-scheduler's default filter order.

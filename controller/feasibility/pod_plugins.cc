@@ -73,7 +73,7 @@ class PodTopologySpread : public Plugin {
     }
     return PreResult::Ok();
   }
-  std::string Filter(const api::Pod& pod, const NodeInfo& n) const override {
+  Rejection Filter(const api::Pod& pod, const NodeInfo& n) const override {
     const auto& labels = n.node->metadata.labels;
     for (size_t i = 0; i < constraints_.size(); ++i) {
       const Constraint& k = constraints_[i];
@@ -129,6 +129,8 @@ StatusOr<Term> MakeTerm(const api::Pod& owner, const api::PodAffinityTerm& t,
   return out;
 }
 
+std::string PodName(const api::Pod& p) { return p.metadata.namespace_ + "/" + p.metadata.name; }
+
 const std::vector<api::PodAffinityTerm>* Required(const std::optional<api::PodAffinity>& a) {
   return a ? &a->required_during_scheduling_ignored_during_execution : nullptr;
 }
@@ -142,6 +144,8 @@ class InterPodAffinity : public Plugin {
     affinity_counts_.clear();
     anti_counts_.clear();
     existing_anti_counts_.clear();
+    anti_who_.clear();
+    existing_anti_who_.clear();
     static const api::StringMap kNoLabels;
     const api::StringMap* own_ns = c.snapshot->NamespaceLabels(pod.metadata.namespace_);
     if (!own_ns) own_ns = &kNoLabels;
@@ -184,7 +188,10 @@ class InterPodAffinity : public Plugin {
             auto t = MakeTerm(*e, (*req)[i], "existing");
             if (!t.ok() || !t->Matches(pod, *own_ns)) continue;
             auto it = labels.find(t->key);
-            if (it != labels.end()) existing_anti_counts_[{t->key, it->second}]++;
+            if (it != labels.end()) {
+              existing_anti_counts_[{t->key, it->second}]++;
+              existing_anti_who_.try_emplace({t->key, it->second}, PodName(*e));
+            }
           }
         }
         for (const auto& t : affinity_) {
@@ -195,7 +202,10 @@ class InterPodAffinity : public Plugin {
         }
         for (const auto& t : anti_) {
           auto it = labels.find(t.key);
-          if (it != labels.end() && t.Matches(*e, kNoLabels)) anti_counts_[{t.key, it->second}]++;
+          if (it != labels.end() && t.Matches(*e, kNoLabels)) {
+            anti_counts_[{t.key, it->second}]++;
+            anti_who_.try_emplace({t.key, it->second}, PodName(*e));
+          }
         }
       }
     }
@@ -207,7 +217,7 @@ class InterPodAffinity : public Plugin {
     return PreResult::Ok();
   }
 
-  std::string Filter(const api::Pod&, const NodeInfo& n) const override {
+  Rejection Filter(const api::Pod&, const NodeInfo& n) const override {
     const auto& labels = n.node->metadata.labels;
     bool exist = true;
     for (const auto& t : affinity_) {
@@ -224,13 +234,15 @@ class InterPodAffinity : public Plugin {
       if (it == labels.end()) continue;
       auto c = anti_counts_.find({t.key, it->second});
       if (c != anti_counts_.end() && c->second > 0) {
-        return "node(s) didn't match pod anti-affinity rules";
+        return Rejection("node(s) didn't match pod anti-affinity rules",
+                         "pod anti-affinity with " + anti_who_.at(c->first));
       }
     }
     for (const auto& [k, v] : labels) {
       auto c = existing_anti_counts_.find({k, v});
       if (c != existing_anti_counts_.end() && c->second > 0) {
-        return "node(s) didn't satisfy existing pods anti-affinity rules";
+        return Rejection("node(s) didn't satisfy existing pods anti-affinity rules",
+                         "anti-affinity of existing pod " + existing_anti_who_.at(c->first));
       }
     }
     return "";
@@ -242,6 +254,8 @@ class InterPodAffinity : public Plugin {
   std::map<TopologyPair, int64_t> affinity_counts_;
   std::map<TopologyPair, int64_t> anti_counts_;
   std::map<TopologyPair, int64_t> existing_anti_counts_;
+  std::map<TopologyPair, std::string> anti_who_;
+  std::map<TopologyPair, std::string> existing_anti_who_;
   bool self_match_ = true;
 };
 

@@ -29,6 +29,7 @@ TEST(InterPodAffinityTest, AntiAffinityAgainstOccupant) {
       "app":"occupant"}},"topologyKey":"kubernetes.io/hostname"}]}},"containers":[{"name":"c"}]})");
   EXPECT_EQ(Results(*pod, s), "InterPodAffinity ok ok ok");
   EXPECT_EQ(Evaluate(*pod, s)[0].reason, "node(s) didn't match pod anti-affinity rules");
+  EXPECT_EQ(Evaluate(*pod, s)[0].detail, "pod anti-affinity with ns/occupant");
 }
 
 TEST(InterPodAffinityTest, ExistingPodsAntiAffinityAndOtherNamespaces) {

@@ -84,7 +84,7 @@ class VolumeBinding : public Plugin {
     return PreResult::Ok();
   }
 
-  std::string Filter(const api::Pod&, const NodeInfo& n) const override {
+  Rejection Filter(const api::Pod&, const NodeInfo& n) const override {
     for (const auto* pvc : bound_) {
       const auto* pv = snapshot_->FindPv(pvc->spec.volume_name);
       if (!pv) return "node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)";
@@ -226,7 +226,7 @@ class VolumeZone : public Plugin {
     }
     return topologies_.empty() ? PreResult::Skip() : PreResult::Ok();
   }
-  std::string Filter(const api::Pod&, const NodeInfo& n) const override {
+  Rejection Filter(const api::Pod&, const NodeInfo& n) const override {
     const auto& labels = n.node->metadata.labels;
     bool has_any = false;
     for (const char* key : kTopologyLabels) has_any = has_any || labels.count(key);

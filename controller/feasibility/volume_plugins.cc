@@ -83,7 +83,7 @@ class VolumeRestrictions : public Plugin {
     if (!needs && !rwop_conflict_) return PreResult::Skip();
     return PreResult::Ok();
   }
-  std::string Filter(const api::Pod& pod, const NodeInfo& n) const override {
+  Rejection Filter(const api::Pod& pod, const NodeInfo& n) const override {
     for (const auto& v : pod.spec.volumes) {
       if (!NeedsRestrictionsCheck(v)) continue;
       for (const auto* e : n.pods) {
@@ -127,7 +127,7 @@ class NodeVolumeLimits : public Plugin {
     }
     return PreResult::Skip();
   }
-  std::string Filter(const api::Pod& pod, const NodeInfo& n) const override {
+  Rejection Filter(const api::Pod& pod, const NodeInfo& n) const override {
     if (pod.spec.volumes.empty()) return "";
     std::map<std::string, std::string> fresh;  // unique name -> driver
     std::string err = Attachable(pod, true, fresh);
