@@ -5,6 +5,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "controller/feasibility/feasibility.h"
 #include "controller/reconcilers/node_fit.h"
 #include "k8sclient/api_error.h"
 
@@ -12,6 +13,7 @@ namespace draco::reconcilers {
 namespace {
 
 constexpr size_t kMaxDeletedUids = 500;  // upstream's deleted-pod UID LRU size
+constexpr int kExplainedNodes = 5;       // per-node reasons quoted in a FailedAllocation Event
 
 std::string ClaimKey(const api::ResourceClaim& c) {
   return c.metadata.namespace_ + "/" + c.metadata.name;
@@ -316,6 +318,13 @@ StatusOr<Result> Controller::AllocateForPod(const api::Pod& pod, const PodClaims
     }
     (c->status.allocation ? allocated : to_allocate).push_back(c);
   }
+  if (Status v = feasibility::ValidatePod(pod); !v.ok()) {
+    // kube-scheduler would fail this pod in PreFilter; it stays gated until it is fixed.
+    events_.Record(PodTarget(pod), "Warning", "InvalidSchedulingConstraints",
+                   "cannot choose a node for the pod: " + v.message());
+    Park(queue_key);
+    return Result{};
+  }
   std::string node;
   bool pin = false;  // an allocation restricts the pod to `node` alone
   {
@@ -327,6 +336,12 @@ StatusOr<Result> Controller::AllocateForPod(const api::Pod& pod, const PodClaims
     if (filtered.fit.empty()) {
       l.unlock();
       std::string msg = "cannot schedule pod: " + filtered.Summary(cache_.Nodes().size());
+      int shown = 0;
+      for (const auto& [n, why] : filtered.why) {
+        if (shown++ == kExplainedNodes) break;
+        msg += (shown == 1 ? " (" : "; ") + n + ": " + why;
+      }
+      if (shown > 0) msg += ")";
       ReportFailure(&pod, to_allocate, "FailedAllocation", msg);
       if (metrics_) metrics_->ObserveAllocation(metrics::AllocationResult::kUnschedulable, 0);
       Park(queue_key);
