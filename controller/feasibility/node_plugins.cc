@@ -21,6 +21,8 @@ ClusterIndex ClusterIndex::Build(const Snapshot& snapshot) {
   for (const auto& p : snapshot.pods) {
     auto it = c.by_name.find(p.node);
     if (it == c.by_name.end() || !p.pod) continue;
+    // kube-scheduler's pod informer excludes finished pods (status.phase!=Succeeded,Failed).
+    if (p.pod->status.phase == "Succeeded" || p.pod->status.phase == "Failed") continue;
     NodeInfo& info = c.nodes[it->second];
     info.pods.push_back(p.pod.get());
     info.requested.Add(FromResourceList(PlacedPodRequests(*p.pod)));

@@ -67,6 +67,17 @@ TEST(NodePluginsTest, ResourcesCountPlacedPodsExtendedAndPodCount) {
   EXPECT_EQ(Results(*big, s), "NodeResourcesFit NodeResourcesFit NodeResourcesFit");
 }
 
+TEST(NodePluginsTest, FinishedPodsAreNotPlaced) {
+  Snapshot s;
+  s.nodes = {MakeNode("a")};
+  s.pods = {{testing::Obj<api::Pod>(R"({"metadata":{"name":"x","namespace":"ns"},"spec":{
+      "containers":[{"name":"c","resources":{"requests":{"cpu":"4"}}}]},"status":{
+      "phase":"Failed"}})"), "a"}};
+  auto pod = MakePod("p", "{}", R"({"containers":[{"name":"c","resources":{"requests":{
+      "cpu":"1"}}}]})");
+  EXPECT_EQ(Results(*pod, s), "ok");
+}
+
 TEST(NodePluginsTest, PlacedPodUsesAllocatedResourcesWhileResizing) {
   Snapshot s;
   s.nodes = {MakeNode("a")};

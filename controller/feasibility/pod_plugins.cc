@@ -194,11 +194,13 @@ class InterPodAffinity : public Plugin {
             }
           }
         }
+        // updateWithAffinityTerms: an existing pod counts only if it matches every term, and
+        // then for each term's topology pair on its node.
+        bool all_terms = !affinity_.empty();
+        for (const auto& t : affinity_) all_terms = all_terms && t.Matches(*e, kNoLabels);
         for (const auto& t : affinity_) {
           auto it = labels.find(t.key);
-          if (it != labels.end() && t.Matches(*e, kNoLabels)) {
-            affinity_counts_[{t.key, it->second}]++;
-          }
+          if (all_terms && it != labels.end()) affinity_counts_[{t.key, it->second}]++;
         }
         for (const auto& t : anti_) {
           auto it = labels.find(t.key);

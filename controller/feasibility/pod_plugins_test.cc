@@ -55,6 +55,19 @@ TEST(InterPodAffinityTest, AffinityFirstPodOfASeriesMayGoAnywhereWithTheKey) {
   EXPECT_EQ(Results(*pod, s), "InterPodAffinity InterPodAffinity ok ok");
 }
 
+TEST(InterPodAffinityTest, OneExistingPodMustMatchEveryTerm) {
+  Snapshot s = FourNodes();
+  s.pods = {{MakePod("db", R"({"app":"db"})", R"({"containers":[{"name":"c"}]})"), "node-1"},
+            {MakePod("batch", R"({"app":"batch"})", R"({"containers":[{"name":"c"}]})"),
+             "node-2"}};
+  auto pod = MakePod("p", R"({"app":"web"})", R"({"affinity":{"podAffinity":{
+      "requiredDuringSchedulingIgnoredDuringExecution":[
+      {"labelSelector":{"matchLabels":{"app":"db"}},"topologyKey":"topology.kubernetes.io/zone"},
+      {"labelSelector":{"matchLabels":{"app":"batch"}},"topologyKey":"topology.kubernetes.io/zone"}
+      ]}},"containers":[{"name":"c"}]})");
+  EXPECT_EQ(Results(*pod, s), "InterPodAffinity InterPodAffinity InterPodAffinity InterPodAffinity");
+}
+
 TEST(PodTopologySpreadTest, SkewAcrossZonesWithMinDomains) {
   Snapshot s = FourNodes();
   s.pods = {{MakePod("a", R"({"app":"x"})", R"({"containers":[{"name":"c"}]})"), "node-1"}};

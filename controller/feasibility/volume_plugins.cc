@@ -71,12 +71,13 @@ class VolumeRestrictions : public Plugin {
       if (Contains(pvc->spec.access_modes, "ReadWriteOncePod")) rwop.insert(pvc->metadata.name);
     }
     rwop_conflict_ = false;
-    for (const auto& placed : c.snapshot->pods) {
-      if (!placed.pod || !c.by_name.count(placed.node)) continue;
-      if (placed.pod->metadata.namespace_ != pod.metadata.namespace_) continue;
-      for (const auto& v : placed.pod->spec.volumes) {
-        if (v.persistent_volume_claim && rwop.count(v.persistent_volume_claim->claim_name)) {
-          rwop_conflict_ = true;
+    for (const auto& n : c.nodes) {
+      for (const auto* placed : n.pods) {
+        if (placed->metadata.namespace_ != pod.metadata.namespace_) continue;
+        for (const auto& v : placed->spec.volumes) {
+          if (v.persistent_volume_claim && rwop.count(v.persistent_volume_claim->claim_name)) {
+            rwop_conflict_ = true;
+          }
         }
       }
     }
