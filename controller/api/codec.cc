@@ -152,11 +152,11 @@ void Fields(V& v, PodResourceClaimStatus& o) {
 template <class V>
 void Fields(V& v, PodStatus& o) {
   v("phase", o.phase);
+  v("resourceClaimStatuses", o.resource_claim_statuses);
   v("nominatedNodeName", o.nominated_node_name);
   v("conditions", o.conditions);
   v("initContainerStatuses", o.init_container_statuses);
   v("containerStatuses", o.container_statuses);
-  v("resourceClaimStatuses", o.resource_claim_statuses);
 }
 template <class V>
 void Fields(V& v, Pod& o) {

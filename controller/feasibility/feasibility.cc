@@ -125,8 +125,8 @@ Status ValidateTerms(const std::optional<api::PodAffinity>& a, const std::string
   if (!a) return OkStatus();
   const auto& req = a->required_during_scheduling_ignored_during_execution;
   for (size_t i = 0; i < req.size(); ++i) {
-    std::string f = field + ".requiredDuringSchedulingIgnoredDuringExecution[" +
-                    std::to_string(i) + "]";
+    std::string f =
+        field + ".requiredDuringSchedulingIgnoredDuringExecution[" + std::to_string(i) + "]";
     if (req[i].topology_key.empty()) {
       return InvalidArgumentError(f + ".topologyKey: Required value: can not be empty");
     }
@@ -164,9 +164,9 @@ Status ValidatePod(const api::Pod& pod) {
     }
     for (const auto* p : {&c.node_affinity_policy, &c.node_taints_policy}) {
       if (*p && **p != "Honor" && **p != "Ignore") {
-        return InvalidArgumentError(f + (p == &c.node_affinity_policy ? ".nodeAffinityPolicy"
-                                                                       : ".nodeTaintsPolicy") +
-                                    ": Unsupported value: \"" + **p + "\"");
+        return InvalidArgumentError(
+            f + (p == &c.node_affinity_policy ? ".nodeAffinityPolicy" : ".nodeTaintsPolicy") +
+            ": Unsupported value: \"" + **p + "\"");
       }
     }
     auto s = Selector::Parse(c.label_selector, f + ".labelSelector");

@@ -114,8 +114,8 @@ class NodeAffinity : public Plugin {
                        !aff->node_affinity->required_during_scheduling_ignored_during_execution;
     if (no_affinity && pod.spec.node_selector.empty()) return PreResult::Skip();
     if (no_affinity) return PreResult::Ok();
-    const auto& terms =
-        aff->node_affinity->required_during_scheduling_ignored_during_execution->node_selector_terms;
+    const auto& terms = aff->node_affinity->required_during_scheduling_ignored_during_execution
+                            ->node_selector_terms;
     if (terms.empty()) return PreResult::Ok();
     std::optional<std::set<std::string>> names;
     for (const auto& t : terms) {
@@ -218,8 +218,8 @@ class NodeResourcesFit : public Plugin {
       if (q <= 0) continue;
       auto at = a.scalar.find(name);
       auto ut = u.scalar.find(name);
-      int64_t avail = (at == a.scalar.end() ? 0 : at->second) -
-                      (ut == u.scalar.end() ? 0 : ut->second);
+      int64_t avail =
+          (at == a.scalar.end() ? 0 : at->second) - (ut == u.scalar.end() ? 0 : ut->second);
       if (q > avail) return "Insufficient " + name;
     }
     return "";

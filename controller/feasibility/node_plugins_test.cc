@@ -39,11 +39,14 @@ TEST(NodePluginsTest, HostPortsConflictByIpAndProtocol) {
   Snapshot s;
   s.nodes = {MakeNode("a"), MakeNode("b"), MakeNode("c")};
   s.pods = {{MakePod("x", "{}", R"({"containers":[{"name":"c","ports":[
-                {"containerPort":80,"hostPort":8080,"protocol":"TCP"}]}]})"), "a"},
+                {"containerPort":80,"hostPort":8080,"protocol":"TCP"}]}]})"),
+             "a"},
             {MakePod("y", "{}", R"({"containers":[{"name":"c","ports":[
-                {"containerPort":80,"hostPort":8080,"protocol":"UDP"}]}]})"), "b"},
+                {"containerPort":80,"hostPort":8080,"protocol":"UDP"}]}]})"),
+             "b"},
             {MakePod("z", "{}", R"({"containers":[{"name":"c","ports":[
-                {"containerPort":80,"hostPort":8080,"hostIP":"10.0.0.1"}]}]})"), "c"}};
+                {"containerPort":80,"hostPort":8080,"hostIP":"10.0.0.1"}]}]})"),
+             "c"}};
   auto pod = MakePod("p", "{}", R"({"containers":[{"name":"c","ports":[
       {"containerPort":80,"hostPort":8080,"hostIP":"10.0.0.2","protocol":"TCP"}]}]})");
   EXPECT_EQ(Results(*pod, s), "NodePorts ok ok");
@@ -72,7 +75,8 @@ TEST(NodePluginsTest, FinishedPodsAreNotPlaced) {
   s.nodes = {MakeNode("a")};
   s.pods = {{testing::Obj<api::Pod>(R"({"metadata":{"name":"x","namespace":"ns"},"spec":{
       "containers":[{"name":"c","resources":{"requests":{"cpu":"4"}}}]},"status":{
-      "phase":"Failed"}})"), "a"}};
+      "phase":"Failed"}})"),
+             "a"}};
   auto pod = MakePod("p", "{}", R"({"containers":[{"name":"c","resources":{"requests":{
       "cpu":"1"}}}]})");
   EXPECT_EQ(Results(*pod, s), "ok");
@@ -83,7 +87,8 @@ TEST(NodePluginsTest, PlacedPodUsesAllocatedResourcesWhileResizing) {
   s.nodes = {MakeNode("a")};
   s.pods = {{testing::Obj<api::Pod>(R"({"metadata":{"name":"x","namespace":"ns"},"spec":{
       "containers":[{"name":"c","resources":{"requests":{"cpu":"1"}}}]},"status":{
-      "containerStatuses":[{"name":"c","allocatedResources":{"cpu":"3500m"}}]}})"), "a"}};
+      "containerStatuses":[{"name":"c","allocatedResources":{"cpu":"3500m"}}]}})"),
+             "a"}};
   auto pod = MakePod("p", "{}", R"({"containers":[{"name":"c","resources":{"requests":{
       "cpu":"1"}}}]})");
   EXPECT_EQ(Results(*pod, s), "NodeResourcesFit");

@@ -48,8 +48,8 @@ struct Rejection {
   std::string reason;
   std::string detail;
   Rejection() = default;
-  Rejection(std::string r) : reason(std::move(r)) {}           // NOLINT(google-explicit-constructor)
-  Rejection(const char* r) : reason(r) {}                      // NOLINT(google-explicit-constructor)
+  Rejection(std::string r) : reason(std::move(r)) {}  // NOLINT(google-explicit-constructor)
+  Rejection(const char* r) : reason(r) {}             // NOLINT(google-explicit-constructor)
   Rejection(std::string r, std::string d) : reason(std::move(r)), detail(std::move(d)) {}
   bool passed() const { return reason.empty(); }
 };

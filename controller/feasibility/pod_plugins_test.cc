@@ -22,8 +22,8 @@ Snapshot FourNodes() {
 
 TEST(InterPodAffinityTest, AntiAffinityAgainstOccupant) {
   Snapshot s = FourNodes();
-  s.pods = {{MakePod("occupant", R"({"app":"occupant"})", R"({"containers":[{"name":"c"}]})"),
-             "node-1"}};
+  s.pods = {
+      {MakePod("occupant", R"({"app":"occupant"})", R"({"containers":[{"name":"c"}]})"), "node-1"}};
   auto pod = MakePod("gpu", "{}", R"({"affinity":{"podAntiAffinity":{
       "requiredDuringSchedulingIgnoredDuringExecution":[{"labelSelector":{"matchLabels":{
       "app":"occupant"}},"topologyKey":"kubernetes.io/hostname"}]}},"containers":[{"name":"c"}]})");
@@ -58,14 +58,14 @@ TEST(InterPodAffinityTest, AffinityFirstPodOfASeriesMayGoAnywhereWithTheKey) {
 TEST(InterPodAffinityTest, OneExistingPodMustMatchEveryTerm) {
   Snapshot s = FourNodes();
   s.pods = {{MakePod("db", R"({"app":"db"})", R"({"containers":[{"name":"c"}]})"), "node-1"},
-            {MakePod("batch", R"({"app":"batch"})", R"({"containers":[{"name":"c"}]})"),
-             "node-2"}};
+            {MakePod("batch", R"({"app":"batch"})", R"({"containers":[{"name":"c"}]})"), "node-2"}};
   auto pod = MakePod("p", R"({"app":"web"})", R"({"affinity":{"podAffinity":{
       "requiredDuringSchedulingIgnoredDuringExecution":[
       {"labelSelector":{"matchLabels":{"app":"db"}},"topologyKey":"topology.kubernetes.io/zone"},
       {"labelSelector":{"matchLabels":{"app":"batch"}},"topologyKey":"topology.kubernetes.io/zone"}
       ]}},"containers":[{"name":"c"}]})");
-  EXPECT_EQ(Results(*pod, s), "InterPodAffinity InterPodAffinity InterPodAffinity InterPodAffinity");
+  EXPECT_EQ(Results(*pod, s),
+            "InterPodAffinity InterPodAffinity InterPodAffinity InterPodAffinity");
 }
 
 TEST(PodTopologySpreadTest, SkewAcrossZonesWithMinDomains) {
@@ -77,14 +77,14 @@ TEST(PodTopologySpreadTest, SkewAcrossZonesWithMinDomains) {
   auto pod = MakePod("p", R"({"app":"x"})", std::regex_replace(spread, std::regex("MIN"), ""));
   EXPECT_EQ(Results(*pod, s), "PodTopologySpread PodTopologySpread ok ok");
   // Three domains wanted, two exist: the global minimum is 0, so z1 (count 1) + 1 > 1.
-  auto min3 =
-      MakePod("p", R"({"app":"x"})", std::regex_replace(spread, std::regex("MIN"),
-                                                        R"(,"minDomains":3)"));
+  auto min3 = MakePod("p", R"({"app":"x"})",
+                      std::regex_replace(spread, std::regex("MIN"), R"(,"minDomains":3)"));
   EXPECT_EQ(Results(*min3, s), "PodTopologySpread PodTopologySpread ok ok");
   s.pods.push_back({MakePod("b", R"({"app":"x"})", R"({"containers":[{"name":"c"}]})"), "node-3"});
   EXPECT_EQ(Results(*pod, s), "ok ok ok ok");
-  EXPECT_EQ(Results(*min3, s), "PodTopologySpread PodTopologySpread PodTopologySpread "
-                               "PodTopologySpread");
+  EXPECT_EQ(Results(*min3, s),
+            "PodTopologySpread PodTopologySpread PodTopologySpread "
+            "PodTopologySpread");
 }
 
 TEST(PodTopologySpreadTest, MissingKeyAndNodeAffinityPolicy) {
@@ -105,8 +105,7 @@ TEST(ValidatePodTest, NamesTheField) {
       {"key":"app","operator":"Within","values":["a"]}]}}],"containers":[{"name":"c"}]})");
   Status st = ValidatePod(*bad);
   EXPECT_FALSE(st.ok());
-  EXPECT_NE(st.message().find("spec.topologySpreadConstraints[0].labelSelector"),
-            std::string::npos)
+  EXPECT_NE(st.message().find("spec.topologySpreadConstraints[0].labelSelector"), std::string::npos)
       << st.message();
   Snapshot s = FourNodes();
   EXPECT_EQ(Results(*bad, s), "error error error error");

@@ -25,11 +25,11 @@ struct PlacedPod {
 struct Snapshot {
   std::vector<std::shared_ptr<const api::Node>> nodes;
   std::vector<PlacedPod> pods;
-  std::map<std::string, std::shared_ptr<const api::Namespace>> namespaces;         // by name
-  std::map<std::string, std::shared_ptr<const api::PersistentVolume>> pvs;         // by name
-  std::map<std::string, std::shared_ptr<const api::PersistentVolumeClaim>> pvcs;   // "ns/name"
+  std::map<std::string, std::shared_ptr<const api::Namespace>> namespaces;          // by name
+  std::map<std::string, std::shared_ptr<const api::PersistentVolume>> pvs;          // by name
+  std::map<std::string, std::shared_ptr<const api::PersistentVolumeClaim>> pvcs;    // "ns/name"
   std::map<std::string, std::shared_ptr<const api::StorageClass>> storage_classes;  // by name
-  std::map<std::string, std::shared_ptr<const api::CSINode>> csi_nodes;            // by name
+  std::map<std::string, std::shared_ptr<const api::CSINode>> csi_nodes;             // by name
 
   const api::PersistentVolumeClaim* FindPvc(const std::string& ns, const std::string& name) const;
   const api::PersistentVolume* FindPv(const std::string& name) const;

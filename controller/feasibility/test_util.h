@@ -1,10 +1,10 @@
 // Test helpers: objects from JSON text, snapshots, verdict lookups.
 #pragma once
 
-#include <gtest/gtest.h>
-
 #include <memory>
 #include <string>
+
+#include <gtest/gtest.h>
 
 #include "controller/api/codec.h"
 #include "controller/feasibility/feasibility.h"

@@ -142,7 +142,8 @@ class VolumeBinding : public Plugin {
     for (const auto& [name, pv] : snapshot_->pvs) {
       if (pv->spec.storage_class_name != cls || chosen.count(name)) continue;
       if (Storage(pv->spec.capacity).Compare(want) < 0) continue;
-      if (pv->spec.volume_mode.value_or("Filesystem") != pvc.spec.volume_mode.value_or("Filesystem"))
+      if (pv->spec.volume_mode.value_or("Filesystem") !=
+          pvc.spec.volume_mode.value_or("Filesystem"))
         continue;
       bool affinity_ok = PvNodeAffinityMatches(*pv, node);
       const auto& ref = pv->spec.claim_ref;
@@ -153,10 +154,9 @@ class VolumeBinding : public Plugin {
       }
       if (ref || pv->status.phase != "Available" || pv->metadata.deletion_timestamp) continue;
       if (pvc.spec.selector && (!sel.ok() || !sel->Matches(pv->metadata.labels))) continue;
-      bool modes = std::all_of(pvc.spec.access_modes.begin(), pvc.spec.access_modes.end(),
-                               [&](const std::string& m) {
-                                 return Contains(pv->spec.access_modes, m);
-                               });
+      bool modes =
+          std::all_of(pvc.spec.access_modes.begin(), pvc.spec.access_modes.end(),
+                      [&](const std::string& m) { return Contains(pv->spec.access_modes, m); });
       if (!modes || !affinity_ok) continue;
       if (!best || Storage(pv->spec.capacity).Compare(Storage(best->spec.capacity)) < 0) {
         best = pv.get();
@@ -208,8 +208,10 @@ class VolumeZone : public Plugin {
       if (!pvc) return PreResult::Reject("persistentvolumeclaim \"" + claim + "\" not found");
       if (pvc->spec.volume_name.empty()) {
         std::string cls = ClaimClass(*pvc);
-        if (cls.empty()) return PreResult::Reject("PersistentVolumeClaim had no pv name and "
-                                                  "storageClass name");
+        if (cls.empty())
+          return PreResult::Reject(
+              "PersistentVolumeClaim had no pv name and "
+              "storageClass name");
         const auto* sc = c.snapshot->FindStorageClass(cls);
         if (!sc) return PreResult::Reject("StorageClass \"" + cls + "\" not found");
         if (sc->volume_binding_mode.value_or("") == "WaitForFirstConsumer") continue;

@@ -57,13 +57,13 @@ class VolumeRestrictions : public Plugin {
  public:
   std::string_view Name() const override { return "VolumeRestrictions"; }
   PreResult PreFilter(const api::Pod& pod, const ClusterIndex& c) override {
-    bool needs = std::any_of(pod.spec.volumes.begin(), pod.spec.volumes.end(),
-                             NeedsRestrictionsCheck);
+    bool needs =
+        std::any_of(pod.spec.volumes.begin(), pod.spec.volumes.end(), NeedsRestrictionsCheck);
     std::set<std::string> rwop;
     for (const auto& v : pod.spec.volumes) {
       if (!v.persistent_volume_claim) continue;
-      const auto* pvc = c.snapshot->FindPvc(pod.metadata.namespace_,
-                                            v.persistent_volume_claim->claim_name);
+      const auto* pvc =
+          c.snapshot->FindPvc(pod.metadata.namespace_, v.persistent_volume_claim->claim_name);
       if (!pvc) {
         return PreResult::Reject("persistentvolumeclaim \"" +
                                  v.persistent_volume_claim->claim_name + "\" not found");

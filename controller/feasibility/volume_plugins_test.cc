@@ -59,8 +59,7 @@ TEST(VolumeRestrictionsTest, ReadWriteOncePodInUse) {
   s.pvs["pv1"] = Obj<api::PersistentVolume>(R"({"metadata":{"name":"pv1"},"spec":{}})");
   EXPECT_EQ(Results(*MakePod("p", "{}", PvcPod("c1")), s), "ok ok");
   s.pods = {{MakePod("x", "{}", PvcPod("c1")), "a"}};
-  EXPECT_EQ(Results(*MakePod("p", "{}", PvcPod("c1")), s),
-            "VolumeRestrictions VolumeRestrictions");
+  EXPECT_EQ(Results(*MakePod("p", "{}", PvcPod("c1")), s), "VolumeRestrictions VolumeRestrictions");
 }
 
 TEST(NodeVolumeLimitsTest, CsiAttachLimit) {

@@ -25,8 +25,8 @@ bool NodeMatchesAllocations(const api::Node& node, const std::vector<ClaimPtr>& 
 // anti-affinity with wedge/occupant").
 struct NodeFilterResult {
   std::vector<NodePtr> fit;
-  std::map<std::string, int> rejected;       // reason -> count
-  std::map<std::string, std::string> why;    // node -> "Plugin: detail or reason"
+  std::map<std::string, int> rejected;     // reason -> count
+  std::map<std::string, std::string> why;  // node -> "Plugin: detail or reason"
   std::string Summary(size_t total) const;
 };
 NodeFilterResult FilterNodes(const api::Pod* pod, const std::vector<NodePtr>& nodes,

@@ -59,8 +59,8 @@ TEST(FilterNodesTest, NotReadyAndAllocationSelectorAreDracosOwnRules) {
   auto claim = std::make_shared<api::ResourceClaim>();
   claim->status.allocation.emplace();
   claim->status.allocation->node_selector = api::NodeSelector{
-      {api::NodeSelectorTerm{{}, {api::NodeSelectorRequirement{"metadata.name", "In", {"b"}, {}}},
-                             {}}},
+      {api::NodeSelectorTerm{
+          {}, {api::NodeSelectorRequirement{"metadata.name", "In", {"b"}, {}}}, {}}},
       {}};
   EXPECT_TRUE(FilterNodes(pod.get(), {ready}, {claim}, cache).fit.empty());
 }

@@ -36,8 +36,8 @@ std::string Compact(const rapidjson::Value& v) {
 template <class T>
 Status Add(const std::string& json, size_t i, std::shared_ptr<const T>& out) {
   auto r = api::Decode<T>(json);
-  if (!r.ok()) return draco::InvalidArgumentError("items[" + std::to_string(i) + "]: " +
-                                                  r.status().message());
+  if (!r.ok())
+    return draco::InvalidArgumentError("items[" + std::to_string(i) + "]: " + r.status().message());
   out = std::make_shared<T>(std::move(*r));
   return draco::OkStatus();
 }
@@ -90,8 +90,7 @@ Status Load(const std::string& line, Snapshot& snap,
       s = Add(json, i, o);
       if (s.ok()) snap.csi_nodes[o->metadata.name] = o;
     } else {
-      return draco::InvalidArgumentError("items[" + std::to_string(i) + "]: unsupported kind " +
-                                         k);
+      return draco::InvalidArgumentError("items[" + std::to_string(i) + "]: unsupported kind " + k);
     }
     if (!s.ok()) return s;
   }
