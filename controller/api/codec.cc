@@ -12,6 +12,7 @@
 #include <rapidjson/writer.h>
 #include <yaml-cpp/yaml.h>
 
+#include "controller/api/storage_types.h"
 #include "controller/api/version_convert.h"
 
 namespace draco::api {
@@ -114,6 +115,7 @@ void Fields(V& v, Container& o) {
   v("image", o.image);
   v("resources", o.resources);
   v("restartPolicy", o.restart_policy);
+  v("ports", o.ports);
 }
 template <class V>
 void Fields(V& v, NodeAffinity& o) {
@@ -123,6 +125,8 @@ void Fields(V& v, NodeAffinity& o) {
 template <class V>
 void Fields(V& v, Affinity& o) {
   v("nodeAffinity", o.node_affinity);
+  v("podAffinity", o.pod_affinity);
+  v("podAntiAffinity", o.pod_anti_affinity);
 }
 template <class V>
 void Fields(V& v, PodSpec& o) {
@@ -137,6 +141,8 @@ void Fields(V& v, PodSpec& o) {
   v("schedulerName", o.scheduler_name);
   v("overhead", o.overhead);
   v("resources", o.resources);
+  v("topologySpreadConstraints", o.topology_spread_constraints);
+  v("volumes", o.volumes);
 }
 template <class V>
 void Fields(V& v, PodResourceClaimStatus& o) {
@@ -156,7 +162,10 @@ template <class V>
 void Fields(V& v, PodStatus& o) {
   v("phase", o.phase);
   v("resourceClaimStatuses", o.resource_claim_statuses);
+  v("nominatedNodeName", o.nominated_node_name);
   v("conditions", o.conditions);
+  v("initContainerStatuses", o.init_container_statuses);
+  v("containerStatuses", o.container_statuses);
 }
 template <class V>
 void Fields(V& v, Pod& o) {
@@ -475,6 +484,8 @@ void Fields(V& v, DeviceTaintRule& o) {
   v("spec", o.spec);
   v("status", o.status);
 }
+
+#include "controller/api/codec_scheduling_fields.inc"
 
 struct ProbeVisitor {
   template <class F>
@@ -1246,6 +1257,40 @@ DRACO_API_CODEC_INSTANTIATE(NodeCondition)
 DRACO_API_CODEC_INSTANTIATE(NodeSpec)
 DRACO_API_CODEC_INSTANTIATE(NodeStatus)
 DRACO_API_CODEC_INSTANTIATE(Node)
+DRACO_API_CODEC_INSTANTIATE(LabelSelectorRequirement)
+DRACO_API_CODEC_INSTANTIATE(LabelSelector)
+DRACO_API_CODEC_INSTANTIATE(PodAffinityTerm)
+DRACO_API_CODEC_INSTANTIATE(PodAffinity)
+DRACO_API_CODEC_INSTANTIATE(TopologySpreadConstraint)
+DRACO_API_CODEC_INSTANTIATE(ContainerPort)
+DRACO_API_CODEC_INSTANTIATE(PersistentVolumeClaimVolumeSource)
+DRACO_API_CODEC_INSTANTIATE(GCEPersistentDiskVolumeSource)
+DRACO_API_CODEC_INSTANTIATE(AWSElasticBlockStoreVolumeSource)
+DRACO_API_CODEC_INSTANTIATE(RBDVolumeSource)
+DRACO_API_CODEC_INSTANTIATE(ISCSIVolumeSource)
+DRACO_API_CODEC_INSTANTIATE(CSIVolumeSource)
+DRACO_API_CODEC_INSTANTIATE(EphemeralVolumeSource)
+DRACO_API_CODEC_INSTANTIATE(Volume)
+DRACO_API_CODEC_INSTANTIATE(PodCondition)
+DRACO_API_CODEC_INSTANTIATE(ContainerStatus)
+DRACO_API_CODEC_INSTANTIATE(ObjectReference)
+DRACO_API_CODEC_INSTANTIATE(VolumeNodeAffinity)
+DRACO_API_CODEC_INSTANTIATE(CSIPersistentVolumeSource)
+DRACO_API_CODEC_INSTANTIATE(PersistentVolumeSpec)
+DRACO_API_CODEC_INSTANTIATE(PersistentVolumeStatus)
+DRACO_API_CODEC_INSTANTIATE(PersistentVolume)
+DRACO_API_CODEC_INSTANTIATE(VolumeResourceRequirements)
+DRACO_API_CODEC_INSTANTIATE(PersistentVolumeClaimSpec)
+DRACO_API_CODEC_INSTANTIATE(PersistentVolumeClaimStatus)
+DRACO_API_CODEC_INSTANTIATE(PersistentVolumeClaim)
+DRACO_API_CODEC_INSTANTIATE(TopologySelectorLabelRequirement)
+DRACO_API_CODEC_INSTANTIATE(TopologySelectorTerm)
+DRACO_API_CODEC_INSTANTIATE(StorageClass)
+DRACO_API_CODEC_INSTANTIATE(VolumeNodeResources)
+DRACO_API_CODEC_INSTANTIATE(CSINodeDriver)
+DRACO_API_CODEC_INSTANTIATE(CSINodeSpec)
+DRACO_API_CODEC_INSTANTIATE(CSINode)
+DRACO_API_CODEC_INSTANTIATE(Namespace)
 DRACO_API_CODEC_INSTANTIATE(CELDeviceSelector)
 DRACO_API_CODEC_INSTANTIATE(DeviceSelector)
 DRACO_API_CODEC_INSTANTIATE(OpaqueDeviceConfiguration)

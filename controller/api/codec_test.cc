@@ -337,3 +337,52 @@ TEST(CodecTest, PodConditionsDecodeWithNullProbeTime) {
 
 }  // namespace
 }  // namespace draco::api
+
+namespace draco::api {
+namespace {
+
+TEST(CodecSchedulingTest, PodConstraintsAndStorageObjectsRoundTrip) {
+  auto pod = Decode<Pod>(R"({"metadata":{"name":"p"},"spec":{"affinity":{"podAntiAffinity":{
+      "requiredDuringSchedulingIgnoredDuringExecution":[{"labelSelector":{"matchLabels":{
+      "app":"x"}},"topologyKey":"kubernetes.io/hostname","namespaceSelector":{}}],
+      "preferredDuringSchedulingIgnoredDuringExecution":[]}},"topologySpreadConstraints":[{
+      "maxSkew":1,"topologyKey":"zone","whenUnsatisfiable":"DoNotSchedule","minDomains":2,
+      "matchLabelKeys":["rev"]}],"volumes":[{"name":"v","persistentVolumeClaim":{"claimName":"c"}},
+      {"name":"e","emptyDir":{}}],"containers":[{"name":"c","ports":[{"containerPort":80,
+      "hostPort":8080}]}]},"status":{"nominatedNodeName":"n","containerStatuses":[{"name":"c",
+      "allocatedResources":{"cpu":"2"},"ready":true}]}})");
+  ASSERT_TRUE(pod.ok()) << pod.status().message();
+  const auto& anti =
+      pod->spec.affinity->pod_anti_affinity->required_during_scheduling_ignored_during_execution;
+  ASSERT_EQ(anti.size(), 1u);
+  EXPECT_TRUE(anti[0].namespace_selector.has_value());
+  EXPECT_EQ(pod->spec.topology_spread_constraints[0].min_domains, 2);
+  EXPECT_EQ(pod->spec.volumes[0].persistent_volume_claim->claim_name, "c");
+  EXPECT_EQ(pod->spec.containers[0].ports[0].host_port, 8080);
+  EXPECT_EQ(pod->status.container_statuses[0].allocated_resources.at("cpu").MilliValue(), 2000);
+  auto again = Decode<Pod>(Encode(*pod));
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(*again, *pod);
+  EXPECT_NE(Encode(*pod).find("\"emptyDir\":{}"), std::string::npos);
+
+  auto pv = Decode<PersistentVolume>(R"({"metadata":{"name":"pv"},"spec":{"capacity":{
+      "storage":"1Gi"},"claimRef":{"namespace":"ns","name":"c"},"nodeAffinity":{"required":{
+      "nodeSelectorTerms":[{"matchExpressions":[{"key":"k","operator":"In","values":["a"]}]}]}},
+      "hostPath":{"path":"/x"}},"status":{"phase":"Bound"}})");
+  ASSERT_TRUE(pv.ok()) << pv.status().message();
+  EXPECT_EQ(pv->spec.claim_ref->name, "c");
+  EXPECT_EQ(*Decode<PersistentVolume>(Encode(*pv)), *pv);
+  auto sc = Decode<StorageClass>(R"({"metadata":{"name":"s"},"provisioner":"p",
+      "volumeBindingMode":"WaitForFirstConsumer","allowedTopologies":[{"matchLabelExpressions":[
+      {"key":"zone","values":["a"]}]}]})");
+  ASSERT_TRUE(sc.ok());
+  EXPECT_EQ(sc->allowed_topologies[0].match_label_expressions[0].values[0], "a");
+  auto csi = Decode<CSINode>(R"({"metadata":{"name":"n"},"spec":{"drivers":[{"name":"d",
+      "nodeID":"n","allocatable":{"count":3}}]}})");
+  ASSERT_TRUE(csi.ok());
+  EXPECT_EQ(csi->spec.drivers[0].allocatable->count, 3);
+  EXPECT_FALSE(Decode<PersistentVolumeClaim>(R"({"spec":{"volumeName":3}})").ok());
+}
+
+}  // namespace
+}  // namespace draco::api

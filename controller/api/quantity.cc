@@ -406,6 +406,24 @@ std::optional<int64_t> Quantity::AsInt64() const {
   return PositiveScaleInt64(value_, scale_);
 }
 
+int64_t Quantity::ScaledValue(int32_t scale) const {
+  Dec d = AsDec();
+  if (d.mag.IsZero()) return 0;
+  int64_t shift = d.exp - scale;
+  constexpr int64_t kMaxPositive = std::numeric_limits<int64_t>::max();
+  if (shift > 19) return d.neg ? -kMaxPositive - 1 : kMaxPositive;
+  if (shift >= 0) {
+    d.mag.MulPow10(static_cast<uint64_t>(shift));
+  } else if (d.mag.DivPow10(static_cast<uint64_t>(-shift))) {
+    d.mag.AddSmall(1);  // rounded away from zero
+  }
+  std::optional<uint64_t> mag = d.mag.ToUint64();
+  if (!mag || *mag > static_cast<uint64_t>(kMaxPositive)) {
+    return d.neg ? -kMaxPositive - 1 : kMaxPositive;
+  }
+  return d.neg ? -static_cast<int64_t>(*mag) : static_cast<int64_t>(*mag);
+}
+
 double Quantity::AsApproximateFloat64() const {
   double base;
   int64_t exponent;

@@ -60,6 +60,11 @@ class Quantity {
   // Upstream Quantity.AsInt64(): the value when it is held as a scaled int64 with scale >= 0 and
   // fits; nullopt otherwise (also for values held in decimal form).
   std::optional<int64_t> AsInt64() const;
+  // Upstream ScaledValue(scale): the value in units of 10^scale, rounded away from zero, exact;
+  // saturated at the int64 range. MilliValue() is ScaledValue(-3), Value() is ScaledValue(0).
+  int64_t ScaledValue(int32_t scale) const;
+  int64_t MilliValue() const { return ScaledValue(-3); }
+  int64_t Value() const { return ScaledValue(0); }
   // Upstream AsApproximateFloat64(), bit-for-bit (mantissa as float64 times Go's math.Pow10).
   double AsApproximateFloat64() const;
 

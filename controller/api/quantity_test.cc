@@ -240,3 +240,15 @@ TEST(QuantityTest, CanonicalBinaryEdgeCases) {
 
 }  // namespace
 }  // namespace draco::api
+
+TEST(QuantityScaledValueTest, RoundsAwayFromZeroExactly) {
+  auto v = [](const char* s) { return draco::api::Quantity::Parse(s).value(); };
+  EXPECT_EQ(v("100m").MilliValue(), 100);
+  EXPECT_EQ(v("0.3").MilliValue(), 300);
+  EXPECT_EQ(v("1.5").Value(), 2);
+  EXPECT_EQ(v("1Gi").Value(), int64_t{1} << 30);
+  EXPECT_EQ(v("1n").MilliValue(), 1);
+  EXPECT_EQ(v("-1n").MilliValue(), -1);
+  EXPECT_EQ(v("2").MilliValue(), 2000);
+  EXPECT_EQ(v("1E30").Value(), std::numeric_limits<int64_t>::max());
+}

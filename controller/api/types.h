@@ -145,6 +145,136 @@ struct Toleration {
 bool TolerationToleratesTaint(const Toleration& t, const Taint& taint);
 
 // ---------------------------------------------------------------------------------------------
+// meta/v1 LabelSelector and core/v1 pod scheduling constraints
+
+struct LabelSelectorRequirement {
+  std::string key;
+  std::string operator_;  // "operator": In NotIn Exists DoesNotExist
+  std::vector<std::string> values;
+  UnknownFields unknown;
+  friend bool operator==(const LabelSelectorRequirement&,
+                         const LabelSelectorRequirement&) = default;
+};
+
+struct LabelSelector {
+  StringMap match_labels;
+  std::vector<LabelSelectorRequirement> match_expressions;
+  UnknownFields unknown;
+  friend bool operator==(const LabelSelector&, const LabelSelector&) = default;
+};
+
+struct PodAffinityTerm {
+  std::optional<LabelSelector> label_selector;
+  std::vector<std::string> namespaces;
+  std::string topology_key;
+  std::optional<LabelSelector> namespace_selector;
+  std::vector<std::string> match_label_keys;
+  std::vector<std::string> mismatch_label_keys;
+  UnknownFields unknown;
+  friend bool operator==(const PodAffinityTerm&, const PodAffinityTerm&) = default;
+};
+
+// podAffinity and podAntiAffinity share a shape; preferred terms stay in `unknown`.
+struct PodAffinity {
+  std::vector<PodAffinityTerm> required_during_scheduling_ignored_during_execution;
+  UnknownFields unknown;
+  friend bool operator==(const PodAffinity&, const PodAffinity&) = default;
+};
+
+struct TopologySpreadConstraint {
+  int64_t max_skew = 0;
+  std::string topology_key;
+  std::string when_unsatisfiable;  // DoNotSchedule | ScheduleAnyway
+  std::optional<LabelSelector> label_selector;
+  std::optional<int64_t> min_domains;
+  std::optional<std::string> node_affinity_policy;  // Honor (default) | Ignore
+  std::optional<std::string> node_taints_policy;    // Honor | Ignore (default)
+  std::vector<std::string> match_label_keys;
+  UnknownFields unknown;
+  friend bool operator==(const TopologySpreadConstraint&,
+                         const TopologySpreadConstraint&) = default;
+};
+
+struct ContainerPort {
+  std::string name;
+  int64_t host_port = 0;
+  int64_t container_port = 0;
+  std::string protocol;  // TCP (default) UDP SCTP
+  std::string host_ip;   // "hostIP"
+  UnknownFields unknown;
+  friend bool operator==(const ContainerPort&, const ContainerPort&) = default;
+};
+
+// Volume sources the scheduler looks at; every other source stays in Volume::unknown.
+struct PersistentVolumeClaimVolumeSource {
+  std::string claim_name;
+  bool read_only = false;
+  UnknownFields unknown;
+  friend bool operator==(const PersistentVolumeClaimVolumeSource&,
+                         const PersistentVolumeClaimVolumeSource&) = default;
+};
+
+struct GCEPersistentDiskVolumeSource {
+  std::string pd_name;  // "pdName"
+  bool read_only = false;
+  UnknownFields unknown;
+  friend bool operator==(const GCEPersistentDiskVolumeSource&,
+                         const GCEPersistentDiskVolumeSource&) = default;
+};
+
+struct AWSElasticBlockStoreVolumeSource {
+  std::string volume_id;  // "volumeID"
+  bool read_only = false;
+  UnknownFields unknown;
+  friend bool operator==(const AWSElasticBlockStoreVolumeSource&,
+                         const AWSElasticBlockStoreVolumeSource&) = default;
+};
+
+struct RBDVolumeSource {
+  std::vector<std::string> monitors;
+  std::string image;
+  std::string pool;
+  bool read_only = false;
+  UnknownFields unknown;
+  friend bool operator==(const RBDVolumeSource&, const RBDVolumeSource&) = default;
+};
+
+struct ISCSIVolumeSource {
+  std::string target_portal;
+  std::string iqn;
+  int64_t lun = 0;
+  bool read_only = false;
+  UnknownFields unknown;
+  friend bool operator==(const ISCSIVolumeSource&, const ISCSIVolumeSource&) = default;
+};
+
+struct CSIVolumeSource {
+  std::string driver;
+  bool read_only = false;
+  UnknownFields unknown;
+  friend bool operator==(const CSIVolumeSource&, const CSIVolumeSource&) = default;
+};
+
+// Generic ephemeral volume: its PVC is named <pod>-<volume>; the template stays in `unknown`.
+struct EphemeralVolumeSource {
+  UnknownFields unknown;
+  friend bool operator==(const EphemeralVolumeSource&, const EphemeralVolumeSource&) = default;
+};
+
+struct Volume {
+  std::string name;
+  std::optional<PersistentVolumeClaimVolumeSource> persistent_volume_claim;
+  std::optional<GCEPersistentDiskVolumeSource> gce_persistent_disk;  // "gcePersistentDisk"
+  std::optional<AWSElasticBlockStoreVolumeSource> aws_elastic_block_store;  // "awsElasticBlockStore"
+  std::optional<RBDVolumeSource> rbd;
+  std::optional<ISCSIVolumeSource> iscsi;
+  std::optional<CSIVolumeSource> csi;
+  std::optional<EphemeralVolumeSource> ephemeral;
+  UnknownFields unknown;
+  friend bool operator==(const Volume&, const Volume&) = default;
+};
+
+// ---------------------------------------------------------------------------------------------
 // core/v1 Pod (subset)
 
 struct PodResourceClaim {
@@ -183,7 +313,8 @@ struct Container {
   // Only meaningful on init containers: "Always" makes it a restartable init container (sidecar)
   // that keeps running next to the regular containers. Absent: not restartable.
   std::optional<std::string> restart_policy;
-  UnknownFields unknown;  // command, env, ports, ...
+  std::vector<ContainerPort> ports;
+  UnknownFields unknown;  // command, env, ...
   friend bool operator==(const Container&, const Container&) = default;
 };
 
@@ -195,7 +326,9 @@ struct NodeAffinity {
 
 struct Affinity {
   std::optional<NodeAffinity> node_affinity;
-  UnknownFields unknown;  // podAffinity, podAntiAffinity
+  std::optional<PodAffinity> pod_affinity;
+  std::optional<PodAffinity> pod_anti_affinity;
+  UnknownFields unknown;
   friend bool operator==(const Affinity&, const Affinity&) = default;
 };
 
@@ -214,6 +347,8 @@ struct PodSpec {
   // Pod-level resources (PodLevelResources); absent when not set. Its requests override the
   // container aggregate for the resources they name.
   std::optional<ResourceRequirements> resources;
+  std::vector<TopologySpreadConstraint> topology_spread_constraints;
+  std::vector<Volume> volumes;
   UnknownFields unknown;
   friend bool operator==(const PodSpec&, const PodSpec&) = default;
 };
@@ -234,15 +369,27 @@ struct PodCondition {
   std::string message;
   std::string last_probe_time;
   std::string last_transition_time;
-  UnknownFields unknown;  // observedGeneration, ...
+  UnknownFields unknown;
   friend bool operator==(const PodCondition&, const PodCondition&) = default;
+};
+
+// The resource parts of a container status (in-place resize); the rest stays in `unknown`.
+struct ContainerStatus {
+  std::string name;
+  ResourceList allocated_resources;
+  std::optional<ResourceRequirements> resources;
+  UnknownFields unknown;
+  friend bool operator==(const ContainerStatus&, const ContainerStatus&) = default;
 };
 
 struct PodStatus {
   std::string phase;  // Pending Running Succeeded Failed Unknown
+  std::string nominated_node_name;
   std::vector<PodCondition> conditions;
+  std::vector<ContainerStatus> init_container_statuses;
+  std::vector<ContainerStatus> container_statuses;
   std::vector<PodResourceClaimStatus> resource_claim_statuses;
-  UnknownFields unknown;  // containerStatuses, ...
+  UnknownFields unknown;
   friend bool operator==(const PodStatus&, const PodStatus&) = default;
 };
 

@@ -34,6 +34,7 @@
 
 #include "controller/allocator/model.h"
 #include "controller/api/types.h"
+#include "controller/feasibility/snapshot.h"
 #include "controller/metrics/controller_metrics.h"
 #include "controller/reconcilers/claim_util.h"
 #include "k8sclient/base/clock.h"
@@ -94,6 +95,17 @@ class ClusterCache {
   void DeletePolicy(const std::string& name);
   void UpsertNode(NodePtr node);
   void DeleteNode(const std::string& name);
+  // Objects kube-scheduler's volume and namespace-aware filters read (feasibility inputs).
+  void UpsertPersistentVolume(std::shared_ptr<const api::PersistentVolume> pv);
+  void DeletePersistentVolume(const std::string& name);
+  void UpsertPersistentVolumeClaim(std::shared_ptr<const api::PersistentVolumeClaim> pvc);
+  void DeletePersistentVolumeClaim(const std::string& ns, const std::string& name);
+  void UpsertStorageClass(std::shared_ptr<const api::StorageClass> sc);
+  void DeleteStorageClass(const std::string& name);
+  void UpsertCSINode(std::shared_ptr<const api::CSINode> csi_node);
+  void DeleteCSINode(const std::string& name);
+  void UpsertNamespace(std::shared_ptr<const api::Namespace> ns);
+  void DeleteNamespace(const std::string& name);
 
   // ---- our own writes ----
   // Stores draco's own write result. Unlike UpsertClaim (the informer), it does not mark the
@@ -115,6 +127,12 @@ class ClusterCache {
   // The generated claim for pod claim entry `pod_claim_name` among claims controlled by the pod.
   ClaimPtr FindGeneratedClaim(const std::string& pod_uid, const std::string& pod_claim_name) const;
   std::vector<NodePtr> Nodes() const;
+  // The cluster as kube-scheduler's filters see it, for scheduling the pod `exclude_pod_key`
+  // ("ns/name", left out): nodes by name, and as placed pods every pod bound to a node
+  // (spec.nodeName, not finished), every pod draco released for a node and every pod
+  // kube-scheduler nominated (status.nominatedNodeName), plus PVs, PVCs, StorageClasses, CSINodes
+  // and Namespaces.
+  feasibility::Snapshot FeasibilitySnapshot(const std::string& exclude_pod_key) const;
   NodeUsage Usage(const std::string& node) const;
   std::vector<PodPtr> Pods() const;
   std::vector<ClaimPtr> Claims() const;
@@ -182,6 +200,7 @@ class ClusterCache {
   std::map<std::string, alloc::DeviceTaintRule> taint_rules_;
   std::map<std::string, alloc::AllocationPolicy> policies_;
   std::map<std::string, NodePtr> nodes_;
+  feasibility::Snapshot storage_;  // only the PV/PVC/StorageClass/CSINode/Namespace maps
 
   std::unordered_map<std::string, std::set<std::string>> claims_by_owner_;  // pod uid -> keys
   std::unordered_map<std::string, std::set<std::string>> pods_by_claim_;    // ns/claim -> pods

@@ -5,7 +5,7 @@
 
 #include <spdlog/spdlog.h>
 
-#include "controller/reconcilers/fit_coverage.h"
+#include "controller/feasibility/feasibility.h"
 #include "controller/reconcilers/node_fit.h"
 #include "k8sclient/api_error.h"
 
@@ -13,6 +13,7 @@ namespace draco::reconcilers {
 namespace {
 
 constexpr size_t kMaxDeletedUids = 500;  // upstream's deleted-pod UID LRU size
+constexpr int kExplainedNodes = 5;       // per-node reasons quoted in a FailedAllocation Event
 
 std::string ClaimKey(const api::ResourceClaim& c) {
   return c.metadata.namespace_ + "/" + c.metadata.name;
@@ -318,11 +319,18 @@ StatusOr<Result> Controller::AllocateForPod(const api::Pod& pod, const PodClaims
     }
     (c->status.allocation ? allocated : to_allocate).push_back(c);
   }
+  if (Status v = feasibility::ValidatePod(pod); !v.ok()) {
+    // kube-scheduler would fail this pod in PreFilter; it stays gated until it is fixed.
+    events_.Record(PodTarget(pod), "Warning", "InvalidSchedulingConstraints",
+                   "cannot choose a node for the pod: " + v.message());
+    Park(queue_key);
+    return Result{};
+  }
   std::string node;
   // Pin the pod to `node` (and reserve its claims at allocation time) only when an allocation
   // restricts it to that node alone and draco checked every constraint of the pod.
   bool pin = false;
-  const bool may_pin = options_.pin_node && FitCoversPod(pod);
+  const bool may_pin = options_.pin_node && feasibility::CoversPod(pod);
   {
     std::unique_lock<std::mutex> l(alloc_mu_);
     for (const auto& c : to_allocate) {
@@ -332,6 +340,12 @@ StatusOr<Result> Controller::AllocateForPod(const api::Pod& pod, const PodClaims
     if (filtered.fit.empty()) {
       l.unlock();
       std::string msg = "cannot schedule pod: " + filtered.Summary(cache_.Nodes().size());
+      int shown = 0;
+      for (const auto& [n, why] : filtered.why) {
+        if (shown++ == kExplainedNodes) break;
+        msg += (shown == 1 ? " (" : "; ") + n + ": " + why;
+      }
+      if (shown > 0) msg += ")";
       ReportFailure(&pod, to_allocate, "FailedAllocation", msg);
       if (metrics_) metrics_->ObserveAllocation(metrics::AllocationResult::kUnschedulable, 0);
       Park(queue_key);

@@ -32,6 +32,11 @@ Informers::Informers(k8s::RestClient& client, ClusterCache& cache, Clock& clock,
   if (watch_device_taint_rules) Add(kDeviceTaintRulesGvr, Handler(&Informers::OnTaintRule));
   Add(k8s::kPods, Handler(&Informers::OnPod));
   Add(k8s::kNodes, Handler(&Informers::OnNode));
+  Add(kPersistentVolumesGvr, Handler(&Informers::OnPersistentVolume));
+  Add(kPersistentVolumeClaimsGvr, Handler(&Informers::OnPersistentVolumeClaim));
+  Add(kStorageClassesGvr, Handler(&Informers::OnStorageClass));
+  Add(kCSINodesGvr, Handler(&Informers::OnCSINode));
+  Add(k8s::kNamespaces, Handler(&Informers::OnNamespace));
 }
 
 Informers::~Informers() { Stop(); }
@@ -303,6 +308,51 @@ void Informers::OnPolicy(const k8s::ObjectPtr& obj, bool deleted) {
     cache_.UpsertPolicy(obj->name(), std::move(*m));
   }
   InputsChanged();
+}
+
+// Feasibility inputs: stored for the filters; a change may make a parked pod schedulable.
+void Informers::OnPersistentVolume(const k8s::ObjectPtr& obj, bool deleted) {
+  if (deleted) {
+    cache_.DeletePersistentVolume(obj->name());
+  } else if (auto v = DecodeObj<api::PersistentVolume>(obj)) {
+    cache_.UpsertPersistentVolume(std::move(v));
+  }
+  InputsChanged();
+}
+
+void Informers::OnPersistentVolumeClaim(const k8s::ObjectPtr& obj, bool deleted) {
+  if (deleted) {
+    cache_.DeletePersistentVolumeClaim(obj->namespace_name(), obj->name());
+  } else if (auto v = DecodeObj<api::PersistentVolumeClaim>(obj)) {
+    cache_.UpsertPersistentVolumeClaim(std::move(v));
+  }
+  InputsChanged();
+}
+
+void Informers::OnStorageClass(const k8s::ObjectPtr& obj, bool deleted) {
+  if (deleted) {
+    cache_.DeleteStorageClass(obj->name());
+  } else if (auto v = DecodeObj<api::StorageClass>(obj)) {
+    cache_.UpsertStorageClass(std::move(v));
+  }
+  InputsChanged();
+}
+
+void Informers::OnCSINode(const k8s::ObjectPtr& obj, bool deleted) {
+  if (deleted) {
+    cache_.DeleteCSINode(obj->name());
+  } else if (auto v = DecodeObj<api::CSINode>(obj)) {
+    cache_.UpsertCSINode(std::move(v));
+  }
+  InputsChanged();
+}
+
+void Informers::OnNamespace(const k8s::ObjectPtr& obj, bool deleted) {
+  if (deleted) {
+    cache_.DeleteNamespace(obj->name());
+  } else if (auto v = DecodeObj<api::Namespace>(obj)) {
+    cache_.UpsertNamespace(std::move(v));
+  }
 }
 
 }  // namespace draco::reconcilers

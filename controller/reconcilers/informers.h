@@ -1,7 +1,8 @@
-// Informers: the seven shared informers draco runs (ResourceClaims, ResourceClaimTemplates,
-// DeviceClasses, ResourceSlices, DeviceTaintRules, Pods, Nodes), plus an optional eighth for
-// draco.dev/v1alpha1 AllocationPolicies, and the bridge from their events to the ClusterCache and
-// the Controller's hooks.
+// Informers: the shared informers draco runs (ResourceClaims, ResourceClaimTemplates,
+// DeviceClasses, ResourceSlices, DeviceTaintRules, Pods, Nodes, and for kube-scheduler's volume
+// and namespace-aware filters PersistentVolumes, PersistentVolumeClaims, StorageClasses, CSINodes
+// and Namespaces), plus an optional one for draco.dev/v1alpha1 AllocationPolicies, and the bridge
+// from their events to the ClusterCache and the Controller's hooks.
 //
 // AllocationPolicies are optional: the CRD may not be installed. Start() probes the resource with
 // a one-item LIST on a background thread; 404 means "no CRD": policies are off (every class is
@@ -44,6 +45,12 @@ inline const k8s::GroupVersionResource kResourceSlicesGvr{"resource.k8s.io", "v1
                                                           "resourceslices"};
 inline const k8s::GroupVersionResource kDeviceTaintRulesGvr{"resource.k8s.io", "v1",
                                                             "devicetaintrules"};
+inline const k8s::GroupVersionResource kPersistentVolumesGvr{"", "v1", "persistentvolumes"};
+inline const k8s::GroupVersionResource kPersistentVolumeClaimsGvr{"", "v1",
+                                                                  "persistentvolumeclaims"};
+inline const k8s::GroupVersionResource kStorageClassesGvr{"storage.k8s.io", "v1",
+                                                          "storageclasses"};
+inline const k8s::GroupVersionResource kCSINodesGvr{"storage.k8s.io", "v1", "csinodes"};
 inline const k8s::GroupVersionResource kAllocationPoliciesGvr{"draco.dev", "v1alpha1",
                                                               "allocationpolicies"};
 
@@ -79,6 +86,11 @@ class Informers {
   void OnTaintRule(const k8s::ObjectPtr& obj, bool deleted);
   void OnNode(const k8s::ObjectPtr& obj, bool deleted);
   void OnPolicy(const k8s::ObjectPtr& obj, bool deleted);
+  void OnPersistentVolume(const k8s::ObjectPtr& obj, bool deleted);
+  void OnPersistentVolumeClaim(const k8s::ObjectPtr& obj, bool deleted);
+  void OnStorageClass(const k8s::ObjectPtr& obj, bool deleted);
+  void OnCSINode(const k8s::ObjectPtr& obj, bool deleted);
+  void OnNamespace(const k8s::ObjectPtr& obj, bool deleted);
   void InputsChanged();
   void ProbePolicies();
   k8s::cache::ResourceEventHandler Handler(void (Informers::*fn)(const k8s::ObjectPtr&, bool));

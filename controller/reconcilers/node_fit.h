@@ -1,8 +1,10 @@
-// Node filtering for a gated pod, with kube-scheduler's semantics for the filters draco applies
-// before choosing a node for the pod's devices: NodeUnschedulable, node readiness, TaintToleration
-// (NoSchedule/NoExecute), NodeAffinity (nodeSelector + required node affinity) and NodeResources
-// (allocatable pods, cpu, memory minus the pods bound to or nominated for the node).
-// Pure functions; thread-safe.
+// Node filtering for a gated pod before draco chooses a node for its devices: kube-scheduler
+// v1.37.2's default Filter plugins through controller/feasibility (NodeName, NodeUnschedulable,
+// TaintToleration, NodeAffinity, NodePorts, NodeResourcesFit, VolumeRestrictions,
+// NodeVolumeLimits, VolumeBinding, VolumeZone, PodTopologySpread, InterPodAffinity) on the
+// cache's feasibility snapshot, plus two rules of draco's own: the node must be Ready, and it must
+// match the nodeSelector of every claim already allocated for the pod.
+// Pure functions of their arguments; thread-safe.
 #pragma once
 
 #include <map>
@@ -14,18 +16,17 @@
 
 namespace draco::reconcilers {
 
-// Why a node was rejected; "" when it fits. Short reasons in kube-scheduler's wording.
-std::string NodeRejection(const api::Pod& pod, const PodRequests& req, const api::Node& node,
-                          const NodeUsage& usage);
-
 // True when `node` matches every allocated claim's allocation.nodeSelector.
 bool NodeMatchesAllocations(const api::Node& node, const std::vector<ClaimPtr>& allocated);
 
-// Filters `nodes` for `pod`; `usage` gives current usage per node. Rejections are counted by
-// reason for the explanation ("0/5 nodes are available: 2 node(s) were unschedulable, ...").
+// Filters `nodes` for `pod` (null: a claim without a pod; only readiness and schedulability
+// apply). Rejections are counted by reason for the summary ("0/5 nodes are available: 2 node(s)
+// were unschedulable, ...") and kept per node for explanations ("node-1: InterPodAffinity: pod
+// anti-affinity with wedge/occupant").
 struct NodeFilterResult {
   std::vector<NodePtr> fit;
-  std::map<std::string, int> rejected;  // reason -> count
+  std::map<std::string, int> rejected;     // reason -> count
+  std::map<std::string, std::string> why;  // node -> "Plugin: detail or reason"
   std::string Summary(size_t total) const;
 };
 NodeFilterResult FilterNodes(const api::Pod* pod, const std::vector<NodePtr>& nodes,

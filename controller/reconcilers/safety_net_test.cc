@@ -146,8 +146,12 @@ TEST_F(SafetyNetTest, PodOfAnotherSchedulerIsNeitherPinnedNorReserved) {
 
 TEST_F(SafetyNetTest, PodWithUnmodelledConstraintIsNeitherPinnedNorReserved) {
   api::Pod p = GatedPod("p", "default-scheduler");
-  p.spec.affinity = api::Affinity{};
-  p.spec.affinity->unknown.members.push_back({"podAntiAffinity", "{}"});
+  // An in-tree GCE disk: its attach limits depend on CSI migration, which draco does not model.
+  api::Volume disk;
+  disk.name = "data";
+  disk.gce_persistent_disk = api::GCEPersistentDiskVolumeSource{};
+  disk.gce_persistent_disk->pd_name = "disk-1";
+  p.spec.volumes.push_back(disk);
   AddPod(p);
   ASSERT_TRUE(ctrl.SyncPod("ns", "p").ok());
   EXPECT_EQ(writer.calls.back(), "ungate p");

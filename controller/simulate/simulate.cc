@@ -18,6 +18,7 @@
 #include "controller/allocator/features.h"
 #include "controller/allocator/json_codec.h"
 #include "controller/api/codec.h"
+#include "controller/feasibility/feasibility.h"
 
 namespace draco::simulate {
 namespace {
@@ -37,8 +38,8 @@ struct PodClaimRef {
 
 struct Pod {
   std::string ns, name, node_name;
-  std::map<std::string, std::string> node_selector;
   std::vector<PodClaimRef> claims;
+  std::shared_ptr<const api::Pod> api;  // the full object, for the feasibility filters
 };
 
 struct Inputs {
@@ -50,7 +51,59 @@ struct Inputs {
   std::vector<ResourceClaim> claims;               // order of appearance
   std::map<std::string, ResourceClaim> templates;  // ns/name -> claim skeleton
   std::vector<Pod> pods;
+  // kube-scheduler's view: api Nodes in input order, pods placed so far (spec.nodeName, then the
+  // nodes simulate chose), PVs, PVCs, StorageClasses, CSINodes, Namespaces.
+  feasibility::Snapshot cluster;
 };
+
+// A Node without status.allocatable (typical of hand-written simulate inputs) is not resource
+// limited: kubelet's default of 110 pods and practically unlimited cpu, memory and storage. As
+// kubelet does, a node is labelled kubernetes.io/hostname=<name> unless it says otherwise.
+std::shared_ptr<const api::Node> SimulatedNode(api::Node n) {
+  n.metadata.labels.try_emplace("kubernetes.io/hostname", n.metadata.name);
+  if (n.status.allocatable.empty()) {
+    for (const auto& [k, v] : {std::pair<const char*, const char*>{"pods", "110"},
+                               {"cpu", "1M"}, {"memory", "1E"}, {"ephemeral-storage", "1E"}}) {
+      n.status.allocatable[k] = *api::Quantity::Parse(v);
+    }
+  }
+  return std::make_shared<const api::Node>(std::move(n));
+}
+
+template <class T>
+Status DecodeInto(const std::string& json, std::shared_ptr<const T>* out) {
+  auto v = api::Decode<T>(json);
+  if (!v.ok()) return v.status();
+  *out = std::make_shared<const T>(std::move(*v));
+  return OkStatus();
+}
+
+// PersistentVolumes, PersistentVolumeClaims, StorageClasses, CSINodes, Namespaces.
+Status LoadStorage(const api::Manifest& m, feasibility::Snapshot* c) {
+  if (m.kind == "PersistentVolume") {
+    std::shared_ptr<const api::PersistentVolume> o;
+    if (Status s = DecodeInto(m.raw_json, &o); !s.ok()) return s;
+    c->pvs[o->metadata.name] = o;
+  } else if (m.kind == "PersistentVolumeClaim") {
+    std::shared_ptr<const api::PersistentVolumeClaim> o;
+    if (Status s = DecodeInto(m.raw_json, &o); !s.ok()) return s;
+    std::string ns = o->metadata.namespace_.empty() ? "default" : o->metadata.namespace_;
+    c->pvcs[ns + "/" + o->metadata.name] = o;
+  } else if (m.kind == "StorageClass") {
+    std::shared_ptr<const api::StorageClass> o;
+    if (Status s = DecodeInto(m.raw_json, &o); !s.ok()) return s;
+    c->storage_classes[o->metadata.name] = o;
+  } else if (m.kind == "CSINode") {
+    std::shared_ptr<const api::CSINode> o;
+    if (Status s = DecodeInto(m.raw_json, &o); !s.ok()) return s;
+    c->csi_nodes[o->metadata.name] = o;
+  } else if (m.kind == "Namespace") {
+    std::shared_ptr<const api::Namespace> o;
+    if (Status s = DecodeInto(m.raw_json, &o); !s.ok()) return s;
+    c->namespaces[o->metadata.name] = o;
+  }
+  return OkStatus();
+}
 
 std::string Key(const std::string& ns, const std::string& name) {
   return (ns.empty() ? "default" : ns) + "/" + name;
@@ -97,11 +150,6 @@ StatusOr<Pod> DecodePod(const rapidjson::Value& v) {
   const auto& s = spec->value;
   if (auto n = s.FindMember("nodeName"); n != s.MemberEnd() && n->value.IsString()) {
     p.node_name = n->value.GetString();
-  }
-  if (auto n = s.FindMember("nodeSelector"); n != s.MemberEnd() && n->value.IsObject()) {
-    for (const auto& m : n->value.GetObject()) {
-      if (m.value.IsString()) p.node_selector[m.name.GetString()] = m.value.GetString();
-    }
   }
   if (auto rc = s.FindMember("resourceClaims"); rc != s.MemberEnd() && rc->value.IsArray()) {
     for (const auto& e : rc->value.GetArray()) {
@@ -165,10 +213,14 @@ Status Load(const std::vector<std::string>& paths, Inputs* in) {
           st = v.status();
       } else if (m.kind == "Node") {
         auto v = alloc::DecodeNode(doc);
-        if (v.ok())
+        auto a = api::Decode<api::Node>(m.raw_json);
+        if (v.ok() && a.ok()) {
+          v->labels.try_emplace("kubernetes.io/hostname", v->name);
           in->nodes.push_back(std::move(v).value());
-        else
-          st = v.status();
+          in->cluster.nodes.push_back(SimulatedNode(std::move(*a)));
+        } else {
+          st = v.ok() ? a.status() : v.status();
+        }
       } else if (m.kind == "ResourceClaim") {
         auto v = alloc::DecodeResourceClaim(doc);
         if (v.ok()) {
@@ -189,12 +241,19 @@ Status Load(const std::vector<std::string>& paths, Inputs* in) {
         }
       } else if (m.kind == "Pod") {
         auto v = DecodePod(doc);
-        if (v.ok())
+        auto a = api::Decode<api::Pod>(m.raw_json);
+        if (v.ok() && a.ok()) {
+          if (a->metadata.namespace_.empty()) a->metadata.namespace_ = "default";
+          v->api = std::make_shared<const api::Pod>(std::move(*a));
+          if (!v->node_name.empty()) in->cluster.pods.push_back({v->api, v->node_name});
           in->pods.push_back(std::move(v).value());
-        else
-          st = v.status();
+        } else {
+          st = v.ok() ? a.status() : v.status();
+        }
+      } else {
+        st = LoadStorage(m, &in->cluster);
       }
-      // Other kinds (Namespaces, Deployments, ...) are ignored.
+      // Other kinds (Deployments, ...) are ignored.
       if (!st.ok()) return st.WithPrefix(where);
     }
   }
@@ -206,8 +265,15 @@ Status Load(const std::vector<std::string>& paths, Inputs* in) {
         if (d.node_name && !d.node_name->empty()) names.insert(*d.node_name);
       }
     }
-    for (const auto& n : names) in->nodes.push_back(alloc::Node{n, {}, {}});
+    for (const auto& n : names) {
+      in->nodes.push_back(alloc::Node{n, {{"kubernetes.io/hostname", n}}, {}});
+    }
     if (in->nodes.empty()) in->nodes.push_back(alloc::Node{});
+    for (const auto& n : in->nodes) {
+      api::Node a;
+      a.metadata.name = n.name;
+      in->cluster.nodes.push_back(SimulatedNode(std::move(a)));
+    }
   }
   return OkStatus();
 }
@@ -216,7 +282,8 @@ Status Load(const std::vector<std::string>& paths, Inputs* in) {
 struct Group {
   std::string label;           // "pod ns/name" or "claim ns/name"
   std::vector<size_t> claims;  // indices into Simulation::claims
-  std::vector<alloc::Node> candidates;
+  std::vector<alloc::Node> candidates;  // claim groups: every node; pod groups: see RunGroup
+  int pod = -1;                          // index into Inputs::pods for pod groups
   std::string problem;  // input problem that prevents allocation (missing claim/template)
 };
 
@@ -264,14 +331,7 @@ Status Build(const Options& opts, Simulation* sim, std::ostream& err) {
       g.claims.push_back(sim->claims.size());
       sim->claims.push_back(std::move(c));
     }
-    for (const auto& n : sim->in.nodes) {
-      if (!p.node_name.empty() && n.name != p.node_name) continue;
-      bool ok = std::all_of(p.node_selector.begin(), p.node_selector.end(), [&](const auto& kv) {
-        auto it = n.labels.find(kv.first);
-        return it != n.labels.end() && it->second == kv.second;
-      });
-      if (ok) g.candidates.push_back(n);
-    }
+    g.pod = static_cast<int>(&p - sim->in.pods.data());
     sim->groups.push_back(std::move(g));
   }
   for (size_t i = 0; i < sim->in.claims.size(); ++i) {
@@ -339,7 +399,27 @@ struct GroupOutcome {
   std::string node;
   std::string message;
   std::vector<alloc::Explanation> explanations;
+  std::vector<std::string> filtered;  // "node-1: InterPodAffinity: pod anti-affinity with ns/p"
 };
+
+// kube-scheduler's filters for a pod group (controller/feasibility, as `draco run` uses them):
+// the nodes that pass, and one line per node that does not.
+std::vector<alloc::Node> FeasibleCandidates(const Simulation& sim, const Pod& pod,
+                                            std::vector<std::string>* filtered) {
+  feasibility::Snapshot snap = sim.in.cluster;
+  std::erase_if(snap.pods, [&](const feasibility::PlacedPod& p) { return p.pod == pod.api; });
+  std::vector<feasibility::Verdict> v = feasibility::Evaluate(*pod.api, snap);
+  std::vector<alloc::Node> out;
+  for (size_t i = 0; i < v.size() && i < sim.in.nodes.size(); ++i) {
+    if (v[i].passed) {
+      out.push_back(sim.in.nodes[i]);
+    } else {
+      filtered->push_back(sim.in.nodes[i].name + ": " + v[i].plugin + ": " +
+                          (v[i].detail.empty() ? v[i].reason : v[i].detail));
+    }
+  }
+  return out;
+}
 
 GroupOutcome RunGroup(Simulation& sim, const Group& g, bool explain, const std::string& only_node) {
   GroupOutcome go;
@@ -356,12 +436,15 @@ GroupOutcome RunGroup(Simulation& sim, const Group& g, bool explain, const std::
     go.message = "all claims already allocated";
     return go;
   }
+  const Pod* pod = g.pod >= 0 ? &sim.in.pods[static_cast<size_t>(g.pod)] : nullptr;
+  std::vector<alloc::Node> all = pod ? FeasibleCandidates(sim, *pod, &go.filtered) : g.candidates;
   std::vector<alloc::Node> cands;
-  for (const auto& n : g.candidates) {
+  for (const auto& n : all) {
     if (only_node.empty() || n.name == only_node) cands.push_back(n);
   }
   if (cands.empty()) {
-    go.message = "no candidate node";
+    go.message = "no candidate node: " + std::to_string(all.size()) + "/" +
+                 std::to_string(sim.in.nodes.size()) + " nodes pass kube-scheduler's filters";
     return go;
   }
   if (explain) {
@@ -376,6 +459,8 @@ GroupOutcome RunGroup(Simulation& sim, const Group& g, bool explain, const std::
       sim.allocator->Commit(*claims[k], o.results[k]);
       const_cast<ResourceClaim*>(claims[k])->allocation = o.results[k];
     }
+    // The pod now counts as placed for later pods (affinity, spread, ports, resources).
+    if (pod && pod->node_name.empty()) sim.in.cluster.pods.push_back({pod->api, o.node});
     return go;
   }
   go.message =
@@ -493,6 +578,10 @@ int RunSimulate(const Options& opts, std::ostream& out, std::ostream& err) {
       w.StartArray();
       for (const auto& e : go.explanations) alloc::EncodeExplanation(e, w);
       w.EndArray();
+      w.Key("filteredNodes");
+      w.StartArray();
+      for (const auto& f : go.filtered) w.String(f.c_str());
+      w.EndArray();
       w.EndObject();
       continue;
     }
@@ -505,6 +594,7 @@ int RunSimulate(const Options& opts, std::ostream& out, std::ostream& err) {
       }
     } else {
       out << g.label << ": NOT ALLOCATED (" << go.message << ")\n";
+      for (const auto& f : go.filtered) out << "  " << f << "\n";
       for (const auto& e : go.explanations) {
         std::istringstream lines(alloc::ExplanationToText(e));
         for (std::string l; std::getline(lines, l);) out << "  " << l << "\n";
@@ -543,6 +633,13 @@ int RunExplain(const Options& opts, std::ostream& out, std::ostream& err) {
       continue;
     }
     GroupOutcome go = RunGroup(sim, g, true, opts.node);
+    if (!opts.json) {
+      for (const auto& f : go.filtered) {
+        if (opts.node.empty() || f.starts_with(opts.node + ": ")) {
+          out << "claim " << want << " (" << g.label << ") " << f << "\n";
+        }
+      }
+    }
     if (!go.message.empty() && go.explanations.empty()) {
       out << "claim " << want << " (" << g.label << "): " << go.message << "\n";
       return go.allocated ? kExitOk : kExitUnallocated;

@@ -2,11 +2,17 @@
 //
 // Input: YAML or JSON manifests (files, or every *.yaml/*.yml/*.json in a directory, sorted by
 // name) with DeviceClasses, ResourceSlices, DeviceTaintRules, Nodes, ResourceClaims (with or
-// without status.allocation), ResourceClaimTemplates and Pods. Already-allocated claims occupy
-// their devices. Each Pod's unallocated claims (named claims and claims generated from templates,
-// "<pod>-<podClaimName>") are allocated together, on the first candidate node that fits
-// (spec.nodeName if set, else every Node whose labels match spec.nodeSelector); results are
-// committed so later pods see them. Claims no pod references are allocated on their own.
+// without status.allocation), ResourceClaimTemplates, Pods, and for kube-scheduler's filters
+// PersistentVolumes, PersistentVolumeClaims, StorageClasses, CSINodes and Namespaces.
+// Already-allocated claims occupy their devices. Each Pod's unallocated claims (named claims and
+// claims generated from templates, "<pod>-<podClaimName>") are allocated together, on the first
+// candidate node that fits; candidates are the nodes that pass kube-scheduler's default filters
+// (controller/feasibility, the code `draco run` uses: node name, taints, node affinity, ports,
+// resources, volumes, topology spread, inter-pod affinity), with pods that have spec.nodeName and
+// pods simulated earlier counting as placed. A Node without status.allocatable is not resource
+// limited and, like kubelet's, is labelled kubernetes.io/hostname=<name>. Results are committed so later pods see them; the text output and `draco explain`
+// name, per filtered node, the filter that eliminated it ("node-1: InterPodAffinity: pod
+// anti-affinity with wedge/occupant"). Claims no pod references are allocated on their own.
 //
 // Exit codes: 0 = every claim allocated, 1 = some claim could not be allocated (unsatisfiable
 // or a fatal allocation error such as a CEL error), 2 = input error.

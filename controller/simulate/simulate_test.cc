@@ -42,6 +42,49 @@ TEST(SimulateTest, AllAllocatedExitsZero) {
   EXPECT_NE(out.str().find("\"allocated\":1"), std::string::npos) << out.str();
 }
 
+TEST(SimulateTest, PodAntiAffinityFiltersNodesLikeTheController) {
+  // Issue #13: occupant on gpu-node-0 by nodeName; the GPU pod must avoid it.
+  Options opts;
+  opts.paths = {kSamples + "/00-nodes.yaml", kSamples + "/10-classes.yaml",
+                kSamples + "/20-slices.yaml"};
+  std::string tmp = ::testing::TempDir() + "/wedge.yaml";
+  std::ofstream(tmp) << R"(apiVersion: v1
+kind: Pod
+metadata: {name: occupant, namespace: wedge, labels: {app: occupant}}
+spec: {nodeName: gpu-node-0, containers: [{name: c, image: i}]}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: one, namespace: wedge}
+spec: {devices: {requests: [{name: g, exactly: {deviceClassName: gpu}}]}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: gpu, namespace: wedge}
+spec:
+  affinity:
+    podAntiAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+      - labelSelector: {matchLabels: {app: occupant}}
+        topologyKey: kubernetes.io/hostname
+  resourceClaims: [{name: g, resourceClaimName: one}]
+  containers: [{name: c, image: i}]
+)";
+  opts.paths.push_back(tmp);
+  std::ostringstream out, err;
+  RunSimulate(opts, out, err);
+  EXPECT_NE(out.str().find("pod wedge/gpu: allocated on gpu-node-1"), std::string::npos)
+      << err.str() << out.str();
+  Options ex = opts;
+  ex.claim = "wedge/one";
+  ex.node = "gpu-node-0";
+  std::ostringstream eout, eerr;
+  EXPECT_EQ(RunExplain(ex, eout, eerr), 1) << eerr.str() << eout.str();
+  EXPECT_NE(eout.str().find("gpu-node-0: InterPodAffinity: pod anti-affinity with wedge/occupant"),
+            std::string::npos)
+      << eout.str();
+}
+
 TEST(SimulateTest, InputErrorsExitTwo) {
   Options opts;
   opts.paths = {"/nonexistent/path"};

@@ -110,6 +110,16 @@ patch - pods - team-a -
 patch - pods status team-a -
 list - nodes - - -
 watch - nodes - - -
+list - persistentvolumes - - -
+watch - persistentvolumes - - -
+list - persistentvolumeclaims - - -
+watch - persistentvolumeclaims - - -
+list - namespaces - - -
+watch - namespaces - - -
+list storage.k8s.io storageclasses - - -
+watch storage.k8s.io storageclasses - - -
+list storage.k8s.io csinodes - - -
+watch storage.k8s.io csinodes - - -
 create - events - team-a -
 list draco.dev allocationpolicies - - -
 watch draco.dev allocationpolicies - - -
@@ -132,6 +142,8 @@ create - pods - team-a -
 update - pods - team-a -
 delete - pods - team-a -
 get - nodes - - -
+get - persistentvolumeclaims - team-a -
+get storage.k8s.io storageclasses - - -
 patch - events - team-a -
 create events.k8s.io events - team-a -
 get draco.dev allocationpolicies - - -

@@ -1,0 +1,72 @@
+// ClusterCache: the feasibility inputs (PVs, PVCs, StorageClasses, CSINodes, Namespaces) and the
+// snapshot kube-scheduler's filters are evaluated on.
+#include "controller/reconcilers/cluster_cache.h"
+
+namespace draco::reconcilers {
+
+void ClusterCache::UpsertPersistentVolume(std::shared_ptr<const api::PersistentVolume> pv) {
+  std::unique_lock l(mu_);
+  std::string name = pv->metadata.name;
+  storage_.pvs[name] = std::move(pv);
+}
+void ClusterCache::DeletePersistentVolume(const std::string& name) {
+  std::unique_lock l(mu_);
+  storage_.pvs.erase(name);
+}
+void ClusterCache::UpsertPersistentVolumeClaim(
+    std::shared_ptr<const api::PersistentVolumeClaim> pvc) {
+  std::unique_lock l(mu_);
+  std::string key = pvc->metadata.namespace_ + "/" + pvc->metadata.name;
+  storage_.pvcs[key] = std::move(pvc);
+}
+void ClusterCache::DeletePersistentVolumeClaim(const std::string& ns, const std::string& name) {
+  std::unique_lock l(mu_);
+  storage_.pvcs.erase(ns + "/" + name);
+}
+void ClusterCache::UpsertStorageClass(std::shared_ptr<const api::StorageClass> sc) {
+  std::unique_lock l(mu_);
+  std::string name = sc->metadata.name;
+  storage_.storage_classes[name] = std::move(sc);
+}
+void ClusterCache::DeleteStorageClass(const std::string& name) {
+  std::unique_lock l(mu_);
+  storage_.storage_classes.erase(name);
+}
+void ClusterCache::UpsertCSINode(std::shared_ptr<const api::CSINode> csi_node) {
+  std::unique_lock l(mu_);
+  std::string name = csi_node->metadata.name;
+  storage_.csi_nodes[name] = std::move(csi_node);
+}
+void ClusterCache::DeleteCSINode(const std::string& name) {
+  std::unique_lock l(mu_);
+  storage_.csi_nodes.erase(name);
+}
+void ClusterCache::UpsertNamespace(std::shared_ptr<const api::Namespace> ns) {
+  std::unique_lock l(mu_);
+  std::string name = ns->metadata.name;
+  storage_.namespaces[name] = std::move(ns);
+}
+void ClusterCache::DeleteNamespace(const std::string& name) {
+  std::unique_lock l(mu_);
+  storage_.namespaces.erase(name);
+}
+
+feasibility::Snapshot ClusterCache::FeasibilitySnapshot(const std::string& exclude_pod_key) const {
+  std::shared_lock l(mu_);
+  feasibility::Snapshot s = storage_;
+  s.nodes.reserve(nodes_.size());
+  for (const auto& [name, n] : nodes_) s.nodes.push_back(n);
+  s.pods.reserve(pod_usage_.size() + nominated_.size());
+  for (const auto& [key, p] : pods_) {
+    if (key == exclude_pod_key || IsPodDone(*p)) continue;
+    std::string node = p->spec.node_name;
+    if (node.empty()) {
+      auto nom = nominated_.find(key);
+      node = nom != nominated_.end() ? nom->second.node : p->status.nominated_node_name;
+    }
+    if (!node.empty()) s.pods.push_back({p, std::move(node)});
+  }
+  return s;
+}
+
+}  // namespace draco::reconcilers
