@@ -123,11 +123,11 @@ func (g *generator) genNodes(n int) {
 			Status: v1.NodeStatus{Allocatable: alloc, Capacity: alloc,
 				Conditions: []v1.NodeCondition{{Type: v1.NodeReady, Status: v1.ConditionTrue}}}}
 		for _, t := range taints {
-			if g.chance(0.12) {
+			if g.chance(0.07) {
 				node.Spec.Taints = append(node.Spec.Taints, t)
 			}
 		}
-		if g.chance(0.12) {
+		if g.chance(0.08) {
 			node.Spec.Unschedulable = true
 			node.Spec.Taints = append(node.Spec.Taints, v1.Taint{
 				Key: v1.TaintNodeUnschedulable, Effect: v1.TaintEffectNoSchedule})
@@ -137,7 +137,7 @@ func (g *generator) genNodes(n int) {
 		if g.chance(0.85) {
 			drv := storagev1.CSINodeDriver{Name: csiDriver, NodeID: name, TopologyKeys: []string{labelZone}}
 			if g.chance(0.8) {
-				drv.Allocatable = &storagev1.VolumeNodeResources{Count: ptr.To(int32(1 + g.r.IntN(3)))}
+				drv.Allocatable = &storagev1.VolumeNodeResources{Count: ptr.To(int32(1 + g.r.IntN(2)))}
 			}
 			g.objects = append(g.objects, &storagev1.CSINode{TypeMeta: typed("CSINode", "storage.k8s.io/v1"),
 				ObjectMeta: metav1.ObjectMeta{Name: name},
@@ -366,6 +366,11 @@ func (g *generator) genPlacedPod(i int) {
 	if ns == "default" && g.chance(0.35) {
 		ref := g.pick(g.boundPVCs)
 		pod.Spec.Volumes = append(pod.Spec.Volumes, pvcVolume(ref))
+	}
+	if g.chance(0.1) {
+		// An inline CSI volume of the attach-limited driver (counts for NodeVolumeLimits).
+		pod.Spec.Volumes = append(pod.Spec.Volumes, v1.Volume{Name: "inline", VolumeSource: v1.VolumeSource{
+			CSI: &v1.CSIVolumeSource{Driver: csiDriver}}})
 	}
 	if ns == "default" && len(g.rwopPVCs) > 0 && g.chance(0.1) {
 		pod.Spec.Volumes = append(pod.Spec.Volumes, pvcVolume(g.rwopPVCs[0]))

@@ -18,9 +18,9 @@ func (g *generator) genPendingPod(i int) *v1.Pod {
 	pod := basePod(fmt.Sprintf("new-%d", i), ns, g.podLabels())
 	pod.Spec.Containers = []v1.Container{g.container("main", g.requests(false))}
 	features := []func(*v1.Pod){g.withNodeSelector, g.withNodeAffinity, g.withTolerations,
-		g.withHostPorts, g.withResources, g.withVolumes, g.withSpread, g.withPodAffinity,
-		g.withPodAntiAffinity}
-	for k, n := 0, 1+g.r.IntN(4); k < n; k++ {
+		g.withHostPorts, g.withResources, g.withBoundVolumes, g.withUnboundVolumes,
+		g.withSharedDisks, g.withSpread, g.withSpread, g.withPodAffinity, g.withPodAntiAffinity}
+	for k, n := 0, 1+g.r.IntN(3); k < n; k++ {
 		features[g.r.IntN(len(features))](pod)
 	}
 	if g.chance(0.3) {
@@ -182,39 +182,58 @@ func (g *generator) withResources(pod *v1.Pod) {
 	}
 }
 
-func (g *generator) withVolumes(pod *v1.Pod) {
-	if pod.Namespace != "default" {
+func addVolume(pod *v1.Pod, v v1.Volume) {
+	if pod.Namespace != "default" { // the generated claims live in default
 		pod.Namespace = "default"
 		pod.UID = types.UID("uid-default-" + pod.Name)
 	}
-	add := func(v v1.Volume) {
-		for _, o := range pod.Spec.Volumes {
-			if o.Name == v.Name {
-				return
-			}
+	for _, o := range pod.Spec.Volumes {
+		if o.Name == v.Name {
+			return
 		}
-		pod.Spec.Volumes = append(pod.Spec.Volumes, v)
 	}
+	pod.Spec.Volumes = append(pod.Spec.Volumes, v)
+}
+
+// withBoundVolumes: claims bound to zonal CSI PVs (VolumeZone, VolumeBinding node affinity,
+// NodeVolumeLimits when several are used).
+func (g *generator) withBoundVolumes(pod *v1.Pod) {
 	for k, n := 0, 1+g.r.IntN(3); k < n; k++ {
+		addVolume(pod, pvcVolume(g.pick(g.boundPVCs)))
+	}
+	if g.chance(0.3) {
+		addVolume(pod, pvcVolume(g.pick(g.wffcPVCs)))
+	}
+}
+
+// withUnboundVolumes: WaitForFirstConsumer claims (local PVs, dynamic provisioning with
+// allowedTopologies), rarely an Immediate unbound or a missing claim.
+func (g *generator) withUnboundVolumes(pod *v1.Pod) {
+	for k, n := 0, 1+g.r.IntN(2); k < n; k++ {
 		switch x := g.r.IntN(100); {
-		case x < 30:
-			add(pvcVolume(g.pick(g.boundPVCs)))
-		case x < 50:
-			add(pvcVolume(g.pick(g.localPVCs)))
-		case x < 70:
-			add(pvcVolume(g.pick(g.wffcPVCs)))
-		case x < 85 && len(g.gcePDs) > 0:
-			add(gceVolume(g.pick(g.gcePDs), g.chance(0.3)))
+		case x < 45:
+			addVolume(pod, pvcVolume(g.pick(g.localPVCs)))
 		case x < 90:
-			add(pvcVolume(g.pick(g.rwopPVCs)))
-		case x < 94:
-			add(pvcVolume(g.pick(g.immediatePVCs)))
-		case x < 96:
-			add(pvcVolume("default/claim-missing"))
+			addVolume(pod, pvcVolume(g.pick(g.wffcPVCs)))
+		case x < 95:
+			addVolume(pod, pvcVolume(g.pick(g.immediatePVCs)))
 		default:
-			add(v1.Volume{Name: "scratch", VolumeSource: v1.VolumeSource{EmptyDir: &v1.EmptyDirVolumeSource{}}})
+			addVolume(pod, pvcVolume("default/claim-missing"))
 		}
 	}
+	if g.chance(0.2) {
+		addVolume(pod, v1.Volume{Name: "scratch", VolumeSource: v1.VolumeSource{EmptyDir: &v1.EmptyDirVolumeSource{}}})
+	}
+}
+
+// withSharedDisks: inline disks used by placed pods (VolumeRestrictions Filter) or, rarely, the
+// ReadWriteOncePod claim (VolumeRestrictions PreFilter).
+func (g *generator) withSharedDisks(pod *v1.Pod) {
+	if len(g.gcePDs) == 0 || g.chance(0.15) {
+		addVolume(pod, pvcVolume(g.pick(g.rwopPVCs)))
+		return
+	}
+	addVolume(pod, gceVolume(g.pick(g.gcePDs), g.chance(0.3)))
 }
 
 func (g *generator) selectorFor(app string) *metav1.LabelSelector {
@@ -237,14 +256,14 @@ func policy(g *generator) *v1.NodeInclusionPolicy {
 
 func (g *generator) withSpread(pod *v1.Pod) {
 	for k, n := 0, 1+g.r.IntN(2); k < n; k++ {
-		c := v1.TopologySpreadConstraint{MaxSkew: int32(1 + g.r.IntN(2)),
+		c := v1.TopologySpreadConstraint{MaxSkew: int32(1 + g.r.IntN(2)*g.r.IntN(2)),
 			TopologyKey:       g.pick([]string{labelZone, labelHostname}),
 			WhenUnsatisfiable: v1.DoNotSchedule, LabelSelector: g.selectorFor(pod.Labels["app"])}
 		if g.chance(0.1) {
 			c.WhenUnsatisfiable = v1.ScheduleAnyway
 		}
 		if g.chance(0.3) {
-			c.MinDomains = ptr.To(int32(2 + g.r.IntN(3)))
+			c.MinDomains = ptr.To(int32(2 + g.r.IntN(4)))
 		}
 		c.NodeAffinityPolicy = policy(g)
 		c.NodeTaintsPolicy = policy(g)
