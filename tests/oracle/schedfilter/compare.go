@@ -119,16 +119,19 @@ func compareOutputs(oracle, draco map[int]*scenarioOut, n int) *comparison {
 			}
 		}
 		same := o.err == "" && d.err == "" && len(o.res) == len(d.res)
+		bad := map[string]bool{}
 		for key, ores := range o.res {
 			dres, ok := d.res[key]
 			if !ok || (ores == "ok") != (dres == "ok") {
 				same = false
-				pod := strings.Fields(key)[0]
-				if l := c.mismatchPods[i]; len(l) == 0 || l[len(l)-1] != pod {
-					c.mismatchPods[i] = append(c.mismatchPods[i], pod)
-				}
+				bad[strings.Fields(key)[0]] = true
 			} else if ores != dres {
 				c.attribution++
+			}
+		}
+		for _, pod := range o.pods {
+			if bad[pod] {
+				c.mismatchPods[i] = append(c.mismatchPods[i], pod)
 			}
 		}
 		if same {
