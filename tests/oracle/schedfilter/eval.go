@@ -117,6 +117,10 @@ func decodeScenario(line []byte) (*scenario, error) {
 
 const metav1NamespaceDefault = "default"
 
+func terminal(p *v1.Pod) bool {
+	return p.Status.Phase == v1.PodSucceeded || p.Status.Phase == v1.PodFailed
+}
+
 type evaluator struct {
 	registry frameworkruntime.Registry
 	profile  *schedconfig.KubeSchedulerProfile
@@ -152,14 +156,21 @@ func (e *evaluator) evalScenario(parent context.Context, sc *scenario) ([]podRes
 		nodeSet.Insert(n.Name)
 	}
 	// The scheduler's snapshot only holds nodes that exist; pods bound to unknown nodes are
-	// invisible to every filter.
+	// invisible to every filter. Terminal pods are never seen: kube-scheduler's pod informer
+	// lists with status.phase!=Succeeded,status.phase!=Failed (scheduler.NewInformerFactory).
 	var placed []*v1.Pod
 	for _, p := range sc.placed {
-		if nodeSet.Has(p.Spec.NodeName) {
+		if nodeSet.Has(p.Spec.NodeName) && !terminal(p) {
 			placed = append(placed, p)
 		}
 	}
-	client := fake.NewSimpleClientset(sc.all...)
+	var objects []runtime.Object
+	for _, o := range sc.all {
+		if p, ok := o.(*v1.Pod); !ok || !terminal(p) {
+			objects = append(objects, o)
+		}
+	}
+	client := fake.NewSimpleClientset(objects...)
 	factory := informers.NewSharedInformerFactory(client, 0)
 	snapshot := internalcache.NewSnapshot(placed, sc.nodes)
 	fw, err := frameworkruntime.NewFramework(ctx, e.registry, e.profile,

@@ -13,6 +13,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
@@ -230,6 +231,15 @@ func (g *generator) genStorage() {
 			v1.PersistentVolumeSource{Local: &v1.LocalVolumeSource{Path: "/mnt/disk"}}, nil,
 			nodeAffinityFor(labelHostname, node.Name), nil)
 	}
+	if g.chance(0.5) {
+		node := g.nodes[g.r.IntN(len(g.nodes))]
+		name := "pv-local-bound"
+		claim := g.pvc(ns, "local", v1.ReadWriteOnce, "5Gi", name)
+		g.pv(name, "local", v1.ReadWriteOnce, "5Gi",
+			v1.PersistentVolumeSource{Local: &v1.LocalVolumeSource{Path: "/mnt/bound"}}, nil,
+			nodeAffinityFor(labelHostname, node.Name), claim)
+		g.boundPVCs = append(g.boundPVCs, ns+"/"+claim.Name)
+	}
 	for i, n := 0, 1+g.r.IntN(2); i < n; i++ {
 		g.localPVCs = append(g.localPVCs, ns+"/"+g.pvc(ns, "local", v1.ReadWriteOnce, g.pick([]string{"5Gi", "10Gi"}), "").Name)
 	}
@@ -306,6 +316,13 @@ func (g *generator) hostPort() v1.ContainerPort {
 
 func (g *generator) pick2(s []int) int { return s[g.r.IntN(len(s))] }
 
+func (g *generator) pickPhase() v1.PodPhase {
+	if g.chance(0.5) {
+		return v1.PodSucceeded
+	}
+	return v1.PodFailed
+}
+
 func pvcVolume(ref string) v1.Volume {
 	name := ref[len("default/"):]
 	return v1.Volume{Name: "v-" + name, VolumeSource: v1.VolumeSource{
@@ -344,6 +361,14 @@ func (g *generator) genPlacedPod(i int) {
 	}
 	pod.Spec.Containers = []v1.Container{c}
 	pod.Status = v1.PodStatus{Phase: v1.PodRunning}
+	switch x := g.r.IntN(100); {
+	case x < 4: // finished: invisible to kube-scheduler
+		pod.Status.Phase = g.pickPhase()
+	case x < 9: // terminating: still occupies the node, not counted by topology spread
+		pod.DeletionTimestamp = &metav1.Time{Time: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+		pod.DeletionGracePeriodSeconds = ptr.To(int64(30))
+		pod.Finalizers = []string{"example.com/hold"}
+	}
 	// In-place resize in progress: actuated resources above the (lowered) spec.
 	if g.chance(0.1) {
 		actual := c.Resources.Requests.DeepCopy()
@@ -357,8 +382,13 @@ func (g *generator) genPlacedPod(i int) {
 		term := v1.PodAffinityTerm{TopologyKey: key, LabelSelector: &metav1.LabelSelector{
 			MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "app", Operator: metav1.LabelSelectorOpIn,
 				Values: []string{g.pick(apps)}}}}}
-		if g.chance(0.3) {
+		switch g.r.IntN(5) {
+		case 0:
 			term.NamespaceSelector = &metav1.LabelSelector{}
+		case 1:
+			term.NamespaceSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"env": "prod"}}
+		case 2:
+			term.Namespaces = []string{g.pick(namespaces)}
 		}
 		pod.Spec.Affinity = &v1.Affinity{PodAntiAffinity: &v1.PodAntiAffinity{
 			RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{term}}}

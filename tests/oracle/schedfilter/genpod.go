@@ -269,6 +269,9 @@ func (g *generator) withSpread(pod *v1.Pod) {
 		c.NodeTaintsPolicy = policy(g)
 		if g.chance(0.3) {
 			c.MatchLabelKeys = []string{"pod-template-hash"}
+			if g.chance(0.2) {
+				c.MatchLabelKeys = append(c.MatchLabelKeys, "controller-revision-hash") // absent
+			}
 		}
 		pod.Spec.TopologySpreadConstraints = append(pod.Spec.TopologySpreadConstraints, c)
 	}
@@ -277,13 +280,20 @@ func (g *generator) withSpread(pod *v1.Pod) {
 func (g *generator) affinityTerm(app string) v1.PodAffinityTerm {
 	t := v1.PodAffinityTerm{TopologyKey: g.pick([]string{labelHostname, labelZone, labelZone}),
 		LabelSelector: g.selectorFor(app)}
-	switch g.r.IntN(5) {
+	switch g.r.IntN(6) {
 	case 0:
 		t.Namespaces = []string{g.pick(namespaces)}
 	case 1:
 		t.NamespaceSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"team": g.pick([]string{"a", "b"})}}
 	case 2:
 		t.NamespaceSelector = &metav1.LabelSelector{}
+	case 3: // union of the list and the selector
+		t.Namespaces = []string{g.pick(namespaces)}
+		t.NamespaceSelector = &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+			{Key: "env", Operator: metav1.LabelSelectorOpIn, Values: []string{g.pick([]string{"prod", "dev"})}}}}
+	}
+	if g.chance(0.03) {
+		t.LabelSelector = nil // selects no pod
 	}
 	return t
 }
