@@ -96,11 +96,15 @@ func (g *generator) genNodes(n int) {
 		{Key: "gpu", Value: "true", Effect: v1.TaintEffectNoSchedule},
 		{Key: "maintenance", Effect: v1.TaintEffectPreferNoSchedule},
 		{Key: "dedicated", Value: "ml", Effect: v1.TaintEffectNoSchedule},
+		{Key: "edge", Effect: v1.TaintEffectNoSchedule},
 	}
 	for i := 0; i < n; i++ {
 		name := fmt.Sprintf("node-%d", i)
 		labels := map[string]string{labelHostname: name, labelRegion: "region-1",
 			"disk": g.pick([]string{"ssd", "hdd"}), "tier": fmt.Sprint(1 + g.r.IntN(5))}
+		if g.chance(0.04) {
+			delete(labels, labelHostname) // hostname-scoped terms cannot match this node
+		}
 		if !g.chance(0.1) {
 			labels[labelZone] = g.pick(g.zones)
 		}
@@ -284,7 +288,7 @@ func (g *generator) requests(big bool) v1.ResourceList {
 func limitsFor(rl v1.ResourceList) v1.ResourceList {
 	var lim v1.ResourceList
 	for k, v := range rl {
-		if k == gpuResource || k == "hugepages-2Mi" {
+		if k == gpuResource || k == "hugepages-2Mi" || k == "example.com/fpga" {
 			if lim == nil {
 				lim = v1.ResourceList{}
 			}
@@ -360,6 +364,22 @@ func (g *generator) genPlacedPod(i int) {
 		c.Resources.Limits = limitsFor(c.Resources.Requests)
 	}
 	pod.Spec.Containers = []v1.Container{c}
+	switch x := g.r.IntN(100); {
+	case x < 8: // a sidecar adds to the usage, an init container only raises the maximum
+		side := g.container("sidecar", g.requests(false))
+		side.RestartPolicy = ptr.To(v1.ContainerRestartPolicyAlways)
+		pod.Spec.InitContainers = []v1.Container{g.container("init", g.requests(true)), side}
+	case x < 13:
+		pod.Spec.RuntimeClassName = ptr.To("kata")
+		pod.Spec.Overhead = v1.ResourceList{v1.ResourceCPU: q("250m"), v1.ResourceMemory: q("160Mi")}
+	case x < 18:
+		cpu := c.Resources.Requests[v1.ResourceCPU].DeepCopy()
+		cpu.Add(q("1"))
+		mem := c.Resources.Requests[v1.ResourceMemory].DeepCopy()
+		mem.Add(q("1Gi"))
+		pod.Spec.Resources = &v1.ResourceRequirements{Requests: v1.ResourceList{
+			v1.ResourceCPU: cpu, v1.ResourceMemory: mem}}
+	}
 	pod.Status = v1.PodStatus{Phase: v1.PodRunning}
 	switch x := g.r.IntN(100); {
 	case x < 4: // finished: invisible to kube-scheduler

@@ -114,6 +114,8 @@ func (g *generator) withTolerations(pod *v1.Pod) {
 		{Key: "dedicated", Operator: v1.TolerationOpEqual, Value: "ml"},
 		{Key: "spot", Operator: v1.TolerationOpEqual, Value: "false", Effect: v1.TaintEffectNoExecute},
 		{Key: "dedicated", Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoExecute},
+		{Key: "edge", Operator: v1.TolerationOpEqual, Effect: v1.TaintEffectNoSchedule},
+		{Key: "edge", Value: "x"},
 		{Operator: v1.TolerationOpExists},
 	}
 	for k, t := range all {
@@ -142,6 +144,9 @@ func (g *generator) withResources(pod *v1.Pod) {
 	main.Resources.Requests = g.requests(g.chance(0.6))
 	if g.chance(0.35) {
 		main.Resources.Requests[gpuResource] = q(g.pick([]string{"1", "2", "3"}))
+	}
+	if g.chance(0.05) {
+		main.Resources.Requests["example.com/fpga"] = q("1") // no node has it
 	}
 	if g.chance(0.2) {
 		main.Resources.Requests["hugepages-2Mi"] = q(g.pick([]string{"256Mi", "768Mi"}))
