@@ -251,6 +251,9 @@ func (g *generator) genStorage() {
 		g.wffcPVCs = append(g.wffcPVCs, ns+"/"+g.pvc(ns, "wffc-zonal", v1.ReadWriteOnce, "1Gi", "").Name)
 	}
 	g.immediatePVCs = append(g.immediatePVCs, ns+"/"+g.pvc(ns, "immediate", v1.ReadWriteOnce, "1Gi", "").Name)
+	if g.chance(0.3) { // no class: never delayed binding
+		g.immediatePVCs = append(g.immediatePVCs, ns+"/"+g.pvc(ns, "", v1.ReadWriteOnce, "1Gi", "").Name)
+	}
 	// A ReadWriteOncePod claim (bound); placed pods may use it.
 	name := "pv-rwop"
 	claim := g.pvc(ns, "wffc-zonal", v1.ReadWriteOncePod, "1Gi", name)

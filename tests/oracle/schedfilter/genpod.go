@@ -220,7 +220,7 @@ func (g *generator) withUnboundVolumes(pod *v1.Pod) {
 			addVolume(pod, pvcVolume(g.pick(g.localPVCs)))
 		case x < 90:
 			addVolume(pod, pvcVolume(g.pick(g.wffcPVCs)))
-		case x < 95:
+		case x < 93:
 			addVolume(pod, pvcVolume(g.pick(g.immediatePVCs)))
 		default:
 			addVolume(pod, pvcVolume("default/claim-missing"))
@@ -264,6 +264,14 @@ func (g *generator) withSpread(pod *v1.Pod) {
 		c := v1.TopologySpreadConstraint{MaxSkew: int32(1 + g.r.IntN(2)*g.r.IntN(2)),
 			TopologyKey:       g.pick([]string{labelZone, labelHostname}),
 			WhenUnsatisfiable: v1.DoNotSchedule, LabelSelector: g.selectorFor(pod.Labels["app"])}
+		switch x := g.r.IntN(100); {
+		case x < 15: // the pod does not match its own selector
+			c.LabelSelector = g.selectorFor(g.pick(apps))
+		case x < 20: // a key only some nodes carry
+			c.TopologyKey = "disk"
+		case x < 23:
+			c.TopologyKey = labelRegion
+		}
 		if g.chance(0.1) {
 			c.WhenUnsatisfiable = v1.ScheduleAnyway
 		}
