@@ -16,7 +16,7 @@ step "dependencies"
 # Every test runs on Kubernetes v1.37.2; the version-sensitive ones also on the oldest supported
 # version (e2e/matrix.sh runs all of them on every version).
 MATRIX_VERSIONS=${DRACO_MATRIX_VERSIONS:-v1.34.4}
-MATRIX_TESTS=${DRACO_MATRIX_TESTS:-draco_lifecycle,admission_gate,chart_install}
+MATRIX_TESTS=${DRACO_MATRIX_TESTS:-draco_lifecycle,admission_gate,chart_install,admission_webhook}
 step "control-plane binaries"
 for v in v1.37.2 ${MATRIX_VERSIONS//,/ }; do
   DRACO_K8S_VERSION=$v /usr/bin/time -f "control-plane $v build: %e s, peak RSS %M KiB" \
@@ -31,6 +31,9 @@ if [[ -x tests/oracle/build.sh ]]; then
   step "oracle"
   export DRACO_ORACLE=$BUILD/oracle/oracle
   tests/oracle/build.sh "$DRACO_ORACLE"
+  # kube-scheduler's own filter framework, for the scheduler_filter_parity differential test.
+  export DRACO_SCHEDFILTER=$BUILD/oracle/schedfilter
+  tests/oracle/schedfilter/build.sh "$DRACO_SCHEDFILTER"
 fi
 
 step "local control plane"
