@@ -144,9 +144,21 @@ void Fields(V& v, PodResourceClaimStatus& o) {
   v("resourceClaimName", o.resource_claim_name);
 }
 template <class V>
+void Fields(V& v, ContainerExtendedResourceRequest& o) {
+  v("containerName", o.container_name);
+  v("resourceName", o.resource_name);
+  v("requestName", o.request_name);
+}
+template <class V>
+void Fields(V& v, PodExtendedResourceClaimStatus& o) {
+  v("requestMappings", o.request_mappings);
+  v("resourceClaimName", o.resource_claim_name);
+}
+template <class V>
 void Fields(V& v, PodStatus& o) {
   v("phase", o.phase);
   v("resourceClaimStatuses", o.resource_claim_statuses);
+  v("extendedResourceClaimStatus", o.extended_resource_claim_status);
 }
 template <class V>
 void Fields(V& v, Pod& o) {
@@ -1229,6 +1241,8 @@ DRACO_API_CODEC_INSTANTIATE(NodeAffinity)
 DRACO_API_CODEC_INSTANTIATE(Affinity)
 DRACO_API_CODEC_INSTANTIATE(PodSpec)
 DRACO_API_CODEC_INSTANTIATE(PodResourceClaimStatus)
+DRACO_API_CODEC_INSTANTIATE(ContainerExtendedResourceRequest)
+DRACO_API_CODEC_INSTANTIATE(PodExtendedResourceClaimStatus)
 DRACO_API_CODEC_INSTANTIATE(PodStatus)
 DRACO_API_CODEC_INSTANTIATE(Pod)
 DRACO_API_CODEC_INSTANTIATE(NodeCondition)
