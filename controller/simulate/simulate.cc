@@ -263,8 +263,7 @@ Status Build(const Options& opts, Simulation* sim, std::ostream& err) {
       g.claims.push_back(sim->claims.size());
       sim->claims.push_back(std::move(c));
     }
-    // Extended resources: kube-scheduler's claim if recorded (live dump), else the one it would
-    // make.
+    // Extended resources: the recorded claim (live dump), else the one kube-scheduler would make.
     auto ext_name = by_key.find(Key(p.ns, api::ExtendedResourceClaimName(p.full)));
     auto ext = ExtendedResourceClaim(p.full, p.ns, ext_classes);
     if (ext_name != by_key.end()) {
