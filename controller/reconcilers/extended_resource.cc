@@ -56,13 +56,17 @@ void Controller::HoldPlannedExtended(const api::Pod& pod, ClaimPtr planned) {
 }
 
 void Controller::ReleasePlannedExtended(const std::string& pod_uid) {
-  std::lock_guard<std::mutex> l(alloc_mu_);
-  auto it = planned_extended_.find(pod_uid);
-  if (it == planned_extended_.end()) return;
-  // Never written: the cache does not show it allocated, so its devices are free again (and
-  // kube-scheduler's claim, once in the cache, holds whatever it got).
-  allocator_.Settle({it->second}, /*written=*/false);
-  planned_extended_.erase(it);
+  {
+    std::lock_guard<std::mutex> l(alloc_mu_);
+    auto it = planned_extended_.find(pod_uid);
+    if (it == planned_extended_.end()) return;
+    // Never written: the cache does not show it allocated, so its devices are free again (and
+    // kube-scheduler's claim, once in the cache, holds whatever it got).
+    allocator_.Settle({it->second}, /*written=*/false);
+    planned_extended_.erase(it);
+  }
+  // The held devices (and namespace budget) may be what a parked pod waits for.
+  OnAllocationInputsChanged();
 }
 
 }  // namespace draco::reconcilers
