@@ -14,7 +14,8 @@
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/draco_helpers.sh"
 source "$(dirname "$0")/chart_lib.sh"
-find_helm || { echo "SKIP: no helm binary (e2e/cluster/build.sh builds it)" >&2; exit 77; }
+have_helm=true
+find_helm || have_helm=false  # part 5 renders the chart's gate
 NS=draco-extres
 NS2=draco-extres-mixed
 NS3=draco-extres-gated
@@ -189,6 +190,10 @@ no_double_allocation
 pass "auditor reports no double allocation"
 
 # --- 5. the chart's admission gate for extended resources --------------------------------------
+if ! $have_helm; then
+  echo "SKIP: part 5 needs helm (e2e/cluster/build.sh builds it)" >&2
+  exit 0
+fi
 render --show-only templates/admissionpolicy.yaml --set admission.extendedResources.enabled=true \
   --set "admission.extendedResources.resourceNames={$ERN}" \
   --set "admission.gatedNamespaces.names={$NS3}" >"$GATE_YAML"
