@@ -44,13 +44,15 @@ k patch deviceclass $CLS --type=merge -p "{\"spec\":{\"extendedResourceName\":\"
 # ext_pod NS NAME [GATE]: a pod asking one device through the extended resource (limits only:
 # the API server defaults the request).
 ext_pod() {
+  local gates=""
+  [[ -z ${3:-} ]] || gates="schedulingGates: [{name: $3}]"
   cat <<YAML
 ---
 apiVersion: v1
 kind: Pod
 metadata: {name: $2, namespace: $1}
 spec:
-  ${3:+schedulingGates: [{name: $3}]}
+  $gates
   containers:
   - {name: main, image: registry.invalid/ml:1, resources: {limits: {$ERN: 1}}}
 YAML
