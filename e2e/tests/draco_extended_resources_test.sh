@@ -227,7 +227,7 @@ pool=$(k get resourceclaim -n $NS3 "$(ext_claim $NS3 g1)" -o jsonpath='{.status.
 [[ -n $node && $pin == "$node" && $pool == "$node" ]] || fail "g1: pinned '$pin', bound '$node', device pool '$pool'"
 pass "g1 was pinned by draco to $node, where kube-scheduler allocated its device"
 ext_pod $NS3 g2 | k apply -f - >/dev/null
-eventually 30 "g2 is held by the namespace limit with a Warning Event" has_event $NS3 g2 "maxDevices limit 1.*used 1"
+eventually 30 "g2 is held by the namespace limit with a Warning Event" has_event $NS3 g2 "maxDevices 1, used 1"
 [[ $(k get pod -n $NS3 g2 -o jsonpath='{.spec.schedulingGates[*].name}') == draco.dev/allocation ]] ||
   fail "g2 lost its gate over the limit"
 c=$(ext_claim $NS3 g1)
