@@ -409,6 +409,7 @@ StatusOr<DeviceClass> DecodeDeviceClass(const Value& v) {
   DeviceClass c;
   if (const Value* md = Field(v, "metadata"); md != nullptr) {
     c.name = Str(*md, "name");
+    c.creation_timestamp = Str(*md, "creationTimestamp");
     if (const Value* l = Field(*md, "labels"); l != nullptr && l->IsObject()) {
       for (const auto& m : l->GetObject()) {
         c.labels[m.name.GetString()] = m.value.IsString() ? m.value.GetString() : "";
@@ -418,6 +419,7 @@ StatusOr<DeviceClass> DecodeDeviceClass(const Value& v) {
   const Value* spec = Field(v, "spec");
   if (spec == nullptr) return c;
   c.selectors = DecodeSelectors(*spec);
+  c.extended_resource_name = Str(*spec, "extendedResourceName");
   if (const Value* cfg = Field(*spec, "config"); cfg != nullptr && cfg->IsArray()) {
     for (const auto& e : cfg->GetArray()) {
       const Value* o = Field(e, "opaque");

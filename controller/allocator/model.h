@@ -166,6 +166,9 @@ struct DeviceClass {
   std::vector<std::string> selectors;         // CEL expressions; "" marks a selector without `cel`
   std::vector<OpaqueConfig> config;           // entries without `opaque` keep an empty driver
   std::vector<bool> config_has_opaque;
+  // spec.extendedResourceName and metadata.creationTimestamp (KEP-5004 name mapping).
+  std::string extended_resource_name;
+  std::string creation_timestamp;
 };
 
 // One `exactly` request or one `firstAvailable` entry.

@@ -150,13 +150,15 @@ void Fields(V& v, PodResourceClaimStatus& o) {
   v("resourceClaimName", o.resource_claim_name);
 }
 template <class V>
-void Fields(V& v, PodCondition& o) {
-  v("type", o.type);
-  v("status", o.status);
-  v("reason", o.reason);
-  v("message", o.message);
-  v("lastProbeTime", o.last_probe_time);
-  v("lastTransitionTime", o.last_transition_time);
+void Fields(V& v, ContainerExtendedResourceRequest& o) {
+  v("containerName", o.container_name);
+  v("resourceName", o.resource_name);
+  v("requestName", o.request_name);
+}
+template <class V>
+void Fields(V& v, PodExtendedResourceClaimStatus& o) {
+  v("requestMappings", o.request_mappings);
+  v("resourceClaimName", o.resource_claim_name);
 }
 template <class V>
 void Fields(V& v, PodStatus& o) {
@@ -166,6 +168,7 @@ void Fields(V& v, PodStatus& o) {
   v("conditions", o.conditions);
   v("initContainerStatuses", o.init_container_statuses);
   v("containerStatuses", o.container_statuses);
+  v("extendedResourceClaimStatus", o.extended_resource_claim_status);
 }
 template <class V>
 void Fields(V& v, Pod& o) {
@@ -1250,7 +1253,8 @@ DRACO_API_CODEC_INSTANTIATE(NodeAffinity)
 DRACO_API_CODEC_INSTANTIATE(Affinity)
 DRACO_API_CODEC_INSTANTIATE(PodSpec)
 DRACO_API_CODEC_INSTANTIATE(PodResourceClaimStatus)
-DRACO_API_CODEC_INSTANTIATE(PodCondition)
+DRACO_API_CODEC_INSTANTIATE(ContainerExtendedResourceRequest)
+DRACO_API_CODEC_INSTANTIATE(PodExtendedResourceClaimStatus)
 DRACO_API_CODEC_INSTANTIATE(PodStatus)
 DRACO_API_CODEC_INSTANTIATE(Pod)
 DRACO_API_CODEC_INSTANTIATE(NodeCondition)

@@ -382,6 +382,25 @@ struct ContainerStatus {
   friend bool operator==(const ContainerStatus&, const ContainerStatus&) = default;
 };
 
+// status.extendedResourceClaimStatus: the special claim kube-scheduler creates for a pod's
+// DRA-backed extended resources (KEP-5004) and which container/resource uses which request.
+struct ContainerExtendedResourceRequest {
+  std::string container_name;
+  std::string resource_name;
+  std::string request_name;
+  UnknownFields unknown;
+  friend bool operator==(const ContainerExtendedResourceRequest&,
+                         const ContainerExtendedResourceRequest&) = default;
+};
+
+struct PodExtendedResourceClaimStatus {
+  std::vector<ContainerExtendedResourceRequest> request_mappings;
+  std::string resource_claim_name;
+  UnknownFields unknown;
+  friend bool operator==(const PodExtendedResourceClaimStatus&,
+                         const PodExtendedResourceClaimStatus&) = default;
+};
+
 struct PodStatus {
   std::string phase;  // Pending Running Succeeded Failed Unknown
   std::string nominated_node_name;
@@ -389,6 +408,7 @@ struct PodStatus {
   std::vector<ContainerStatus> init_container_statuses;
   std::vector<ContainerStatus> container_statuses;
   std::vector<PodResourceClaimStatus> resource_claim_statuses;
+  std::optional<PodExtendedResourceClaimStatus> extended_resource_claim_status;
   UnknownFields unknown;
   friend bool operator==(const PodStatus&, const PodStatus&) = default;
 };

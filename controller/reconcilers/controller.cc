@@ -6,6 +6,8 @@
 #include <spdlog/spdlog.h>
 
 #include "controller/feasibility/feasibility.h"
+#include "controller/api/extended_resource.h"
+#include "controller/reconcilers/extended_resource.h"
 #include "controller/reconcilers/node_fit.h"
 #include "k8sclient/api_error.h"
 
@@ -107,14 +109,18 @@ bool Controller::Recent(const RecentUids& r, const std::string& uid) {
 
 void Controller::OnPod(const PodPtr& old, const PodPtr& now) {
   const PodPtr& p = now ? now : old;
-  if (!p || p->spec.resource_claims.empty()) return;
+  if (!p || !PodConsumesClaims(*p)) return;
   const std::string& ns = p->metadata.namespace_;
   if (!now) RememberDeletedPod(p->metadata.uid);
   if (!now || PodReleasesClaims(*now)) {
+    ReleasePlannedExtended(p->metadata.uid);
     // The pod no longer needs its claims: their reservations (and generated claims) go.
     for (const auto& pc : p->spec.resource_claims) {
       auto r = ResolveClaimName(*p, pc);
       if (r.ok() && r->name) queue_.Add(QueueKey("claim", ns, *r->name));
+    }
+    if (std::string ext = ExtendedClaimName(*p); !ext.empty()) {
+      queue_.Add(QueueKey("claim", ns, ext));  // kube-scheduler's extended-resource claim
     }
     for (const auto& c : cache_.ClaimsOwnedByPod(p->metadata.uid)) {
       queue_.Add(QueueKey("claim", ns, c->metadata.name));
@@ -130,6 +136,9 @@ void Controller::OnClaim(const ClaimPtr& old, const ClaimPtr& now) {
   if (!c) return;
   const std::string& ns = c->metadata.namespace_;
   if (now) queue_.Add(QueueKey("claim", ns, now->metadata.name));
+  if (now && now->status.allocation && api::IsExtendedResourceClaim(*now)) {
+    ReleasePlannedExtended(OwnerPodUid(*now));  // kube-scheduler's own claim took over
+  }
   for (const auto& p : cache_.PodsForClaim(ns, c->metadata.name)) {
     if (p->metadata.deletion_timestamp || IsPodDone(*p)) continue;
     if (HasSchedulingGate(*p) || !p->spec.node_name.empty() || !now) {
@@ -177,7 +186,7 @@ size_t Controller::ParkedCount() const {
 
 void Controller::EnqueueAll() {
   for (const auto& p : cache_.Pods()) {
-    if (p->spec.resource_claims.empty()) continue;
+    if (!PodConsumesClaims(*p)) continue;
     OnPod(nullptr, p);
   }
   for (const auto& c : cache_.Claims()) {
@@ -263,7 +272,11 @@ StatusOr<bool> Controller::EnsureGeneratedClaims(const api::Pod& pod, PodClaims&
 StatusOr<Result> Controller::SyncPod(const std::string& ns, const std::string& name) {
   PodPtr pod = cache_.GetPod(ns, name);
   if (!pod || pod->metadata.deletion_timestamp || IsPodDone(*pod)) return Result{};
-  if (pod->spec.resource_claims.empty()) {
+  PodClaims claims;
+  if (options_.allocate && HasSchedulingGate(*pod) && pod->spec.node_name.empty()) {
+    claims.planned_extended = PlannedExtendedClaim(*pod, cache_.ClassModels());
+  }
+  if (pod->spec.resource_claims.empty() && !claims.planned_extended) {
     // A gated pod without claims has nothing to wait for.
     if (options_.allocate && HasSchedulingGate(*pod) && pod->spec.node_name.empty()) {
       auto r = writer_.RemoveSchedulingGate(*pod, kSchedulingGate, "");
@@ -271,7 +284,6 @@ StatusOr<Result> Controller::SyncPod(const std::string& ns, const std::string& n
     }
     return Result{};
   }
-  PodClaims claims;
   auto ensured = EnsureGeneratedClaims(*pod, claims);
   if (!ensured.ok()) return ensured.status();
   if (!pod->spec.node_name.empty()) return ReserveForBoundPod(*pod, claims);
@@ -326,6 +338,8 @@ StatusOr<Result> Controller::AllocateForPod(const api::Pod& pod, const PodClaims
     Park(queue_key);
     return Result{};
   }
+  std::vector<ClaimPtr> planned = to_allocate;  // what the allocator decides on
+  if (pc.planned_extended) planned.push_back(pc.planned_extended);
   std::string node;
   // Pin the pod to `node` (and reserve its claims at allocation time) only when an allocation
   // restricts it to that node alone and draco checked every constraint of the pod.
@@ -351,11 +365,11 @@ StatusOr<Result> Controller::AllocateForPod(const api::Pod& pod, const PodClaims
       Park(queue_key);
       return Result{};
     }
-    if (to_allocate.empty()) {
+    if (planned.empty()) {
       node = filtered.fit.front()->metadata.name;
     } else {
       auto start = clock_.Now();
-      AllocateRequest req{pod_key, to_allocate, filtered.fit};
+      AllocateRequest req{pod_key, planned, filtered.fit};
       AllocateResponse resp = allocator_.Allocate(req);
       double secs = SecondsSince(clock_, start);
       if (resp.kind != AllocateResponse::Kind::kAllocated) {
@@ -378,6 +392,7 @@ StatusOr<Result> Controller::AllocateForPod(const api::Pod& pod, const PodClaims
       for (const auto& c : allocated)
         pin = pin || SelectsOnlyNode(c->status.allocation->node_selector, node);
       pin = pin && may_pin;
+      if (pc.planned_extended) resp.results.pop_back();  // kube-scheduler writes that one
       for (const auto& c : to_allocate) allocating_.insert(ClaimKey(*c));
       cache_.NominatePod(pod_key, node, ComputePodRequests(pod));
       l.unlock();
@@ -388,7 +403,9 @@ StatusOr<Result> Controller::AllocateForPod(const api::Pod& pod, const PodClaims
         for (const auto& c : to_allocate) allocating_.erase(ClaimKey(*c));
         allocator_.Settle(to_allocate, st.ok());
       }
+      if (pc.planned_extended) HoldPlannedExtended(pod, pc.planned_extended);
       if (!st.ok()) {
+        ReleasePlannedExtended(pod.metadata.uid);
         cache_.ClearNomination(pod_key);
         if (metrics_ && k8s::IsConflict(st)) {
           metrics_->ObserveAllocation(metrics::AllocationResult::kConflict, 0);
@@ -396,7 +413,7 @@ StatusOr<Result> Controller::AllocateForPod(const api::Pod& pod, const PodClaims
         return st;
       }
     }
-    if (to_allocate.empty()) cache_.NominatePod(pod_key, node, ComputePodRequests(pod));
+    if (planned.empty()) cache_.NominatePod(pod_key, node, ComputePodRequests(pod));
   }
   if (to_allocate.empty()) {
     for (const auto& c : allocated)

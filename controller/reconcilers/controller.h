@@ -27,6 +27,9 @@
 //      are deallocated (status update with resourceVersion precondition), so that the scheduler
 //      can allocate them on a node it accepts; Warning Event DeallocatedUnschedulable on the pod
 //      and draco_released_unschedulable_total.
+//   Extended resources (KEP-5004, extended_resource.h): a gated pod's special claim is planned
+//   with its claims but written by kube-scheduler; pods are followed through their status's
+//   extendedResourceClaimStatus so the special claim is released and deleted like a generated one.
 // Claim sync (SyncClaim): drop reservedFor entries of deleted, finished or replaced pods (deleted
 // UID cache, lister, then a live GET before dropping a pod the cache does not know), deallocate
 // when the last consumer went (builtin finalizer present), remove the finalizer once unallocated
@@ -40,6 +43,7 @@
 
 #include <atomic>
 #include <deque>
+#include <map>
 #include <mutex>
 #include <set>
 #include <string>
@@ -107,6 +111,9 @@ class Controller {
   struct PodClaims {
     std::vector<ClaimPtr> claims;  // resolved, pod order (null: missing user claim)
     std::vector<std::string> missing;
+    // Gated pod with DRA-backed extended resources: the special claim kube-scheduler will make,
+    // as draco plans it (never written; see extended_resource.h).
+    ClaimPtr planned_extended;
   };
   StatusOr<bool> EnsureGeneratedClaims(const api::Pod& pod, PodClaims& out);
   StatusOr<Result> ReserveForBoundPod(const api::Pod& pod, const PodClaims& claims);
@@ -126,6 +133,11 @@ class Controller {
   void ReportFailure(const api::Pod* pod, const std::vector<ClaimPtr>& claims,
                      const std::string& reason, const std::string& message);
   void Park(const std::string& key);
+  // Planned special claims stay in flight in the allocator (their devices are held, and count
+  // against namespace limits) from the gate removal until kube-scheduler's own claim for the pod
+  // is seen allocated, or the pod is done or gone (extended_resource.cc).
+  void HoldPlannedExtended(const api::Pod& pod, ClaimPtr planned);
+  void ReleasePlannedExtended(const std::string& pod_uid);
   // A bounded memory of UIDs (the newest kMaxDeletedUids), guarded by mu_.
   struct RecentUids {
     std::deque<std::string> order;
@@ -148,6 +160,7 @@ class Controller {
 
   std::mutex alloc_mu_;                         // serialises allocation decisions
   std::unordered_set<std::string> allocating_;  // claim keys being written (guarded by alloc_mu_)
+  std::map<std::string, ClaimPtr> planned_extended_;  // pod UID -> held plan (alloc_mu_)
 
   mutable std::mutex mu_;
   std::set<std::string> parked_;  // queue keys waiting for an allocation-relevant change

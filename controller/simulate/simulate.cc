@@ -19,6 +19,7 @@
 #include "controller/allocator/json_codec.h"
 #include "controller/api/codec.h"
 #include "controller/feasibility/feasibility.h"
+#include "controller/simulate/extended_resources.h"
 
 namespace draco::simulate {
 namespace {
@@ -44,6 +45,7 @@ struct Pod {
 
 struct Inputs {
   std::vector<alloc::DeviceClass> classes;
+  std::vector<api::DeviceClass> api_classes;  // for the extended-resource mapping
   std::vector<alloc::ResourceSlice> slices;
   std::vector<alloc::DeviceTaintRule> rules;
   std::vector<alloc::AllocationPolicy> policies;
@@ -171,6 +173,15 @@ StatusOr<Pod> DecodePod(const rapidjson::Value& v) {
   return p;
 }
 
+template <class T>
+void Add(StatusOr<T> v, std::vector<T>& out, Status& st) {
+  if (v.ok()) {
+    out.push_back(std::move(v).value());
+  } else {
+    st = v.status();
+  }
+}
+
 Status Load(const std::vector<std::string>& paths, Inputs* in) {
   std::vector<std::string> files;
   if (Status s = ReadPaths(paths, &files); !s.ok()) return s;
@@ -188,29 +199,15 @@ Status Load(const std::vector<std::string>& paths, Inputs* in) {
       if (doc.HasParseError()) return InvalidArgumentError(where + ": invalid JSON");
       Status st;
       if (m.kind == "DeviceClass") {
-        auto v = alloc::DecodeDeviceClass(doc);
-        if (v.ok())
-          in->classes.push_back(std::move(v).value());
-        else
-          st = v.status();
+        Add(alloc::DecodeDeviceClass(doc), in->classes, st);
+        if (const auto* dc = std::get_if<api::DeviceClass>(&m.object))
+          in->api_classes.push_back(*dc);
       } else if (m.kind == "ResourceSlice") {
-        auto v = alloc::DecodeResourceSlice(doc);
-        if (v.ok())
-          in->slices.push_back(std::move(v).value());
-        else
-          st = v.status();
+        Add(alloc::DecodeResourceSlice(doc), in->slices, st);
       } else if (m.kind == "DeviceTaintRule") {
-        auto v = alloc::DecodeDeviceTaintRule(doc);
-        if (v.ok())
-          in->rules.push_back(std::move(v).value());
-        else
-          st = v.status();
+        Add(alloc::DecodeDeviceTaintRule(doc), in->rules, st);
       } else if (m.kind == "AllocationPolicy") {
-        auto v = alloc::DecodeAllocationPolicy(doc);
-        if (v.ok())
-          in->policies.push_back(std::move(v).value());
-        else
-          st = v.status();
+        Add(alloc::DecodeAllocationPolicy(doc), in->policies, st);
       } else if (m.kind == "Node") {
         auto v = alloc::DecodeNode(doc);
         auto a = api::Decode<api::Node>(m.raw_json);
@@ -302,6 +299,9 @@ Status Build(const Options& opts, Simulation* sim, std::ostream& err) {
     sim->claims.push_back(c);
   }
   std::set<size_t> referenced;
+  std::vector<const api::DeviceClass*> api_classes;
+  for (const auto& c : sim->in.api_classes) api_classes.push_back(&c);
+  const api::ExtendedResourceClasses ext_classes = api::MapExtendedResourceClasses(api_classes);
   for (const Pod& p : sim->in.pods) {
     Group g;
     g.label = "pod " + p.ns + "/" + p.name;
@@ -332,6 +332,18 @@ Status Build(const Options& opts, Simulation* sim, std::ostream& err) {
       sim->claims.push_back(std::move(c));
     }
     g.pod = static_cast<int>(&p - sim->in.pods.data());
+    // Extended resources: the recorded claim (live dump), else the one kube-scheduler would make.
+    auto ext_name = by_key.find(Key(p.ns, api::ExtendedResourceClaimName(*p.api)));
+    auto ext = ExtendedResourceClaim(*p.api, p.ns, ext_classes);
+    if (ext_name != by_key.end()) {
+      referenced.insert(ext_name->second);
+      g.claims.push_back(ext_name->second);
+    } else if (!ext.ok()) {
+      g.problem = ext.status().message();
+    } else if (*ext) {
+      g.claims.push_back(sim->claims.size());
+      sim->claims.push_back(std::move(**ext));
+    }
     sim->groups.push_back(std::move(g));
   }
   for (size_t i = 0; i < sim->in.claims.size(); ++i) {

@@ -219,5 +219,98 @@ TEST(SimulatePolicyTest, BadPolicyIsAnInputError) {
   std::filesystem::remove_all(dir);
 }
 
+// KEP-5004: a pod asking example.com/gpu gets the special claim kube-scheduler would create, and
+// two such pods never share a GPU (issue #14: simulate used to call them "allocated" and hand
+// the same device to the next pod).
+TEST(SimulateTest, ExtendedResourcePodsGetDistinctDevices) {
+  std::string tmp = ::testing::TempDir() + "/ext.yaml";
+  std::ofstream(tmp) << R"(apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: gpu}
+spec:
+  selectors: [{cel: {expression: 'device.driver == "gpu.example.com"'}}]
+  extendedResourceName: example.com/gpu
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: n0}
+spec:
+  driver: gpu.example.com
+  nodeName: n0
+  pool: {name: n0, resourceSliceCount: 1}
+  devices: [{name: gpu-0}, {name: gpu-1}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: a}
+spec:
+  containers: [{name: c, image: i, resources: {limits: {example.com/gpu: 1}}}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: b}
+spec:
+  containers: [{name: c, image: i, resources: {limits: {"deviceclass.resource.kubernetes.io/gpu": 1}}}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: c}
+spec:
+  containers: [{name: c, image: i, resources: {limits: {example.com/gpu: 1}}}]
+)";
+  Options opts;
+  opts.paths = {tmp};
+  std::ostringstream out, err;
+  EXPECT_EQ(RunSimulate(opts, out, err), 1) << err.str() << out.str();  // 2 GPUs, 3 pods
+  std::string s = out.str();
+  EXPECT_NE(s.find("pod default/a: allocated"), std::string::npos) << s;
+  EXPECT_NE(s.find("claim default/a-extended-resources\n"
+                   "    container-0-request-0 -> gpu.example.com/n0/gpu-0"),
+            std::string::npos)
+      << s;
+  EXPECT_NE(s.find("claim default/b-extended-resources\n"
+                   "    container-0-request-0 -> gpu.example.com/n0/gpu-1"),
+            std::string::npos)
+      << s;
+  EXPECT_NE(s.find("pod default/c: NOT ALLOCATED"), std::string::npos) << s;
+
+  // A pod dumped from a live cluster names the claim kube-scheduler made: that one is used.
+  std::ofstream(tmp, std::ios::app) << R"(---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: d-extended-resources-x1y2z, namespace: default}
+spec:
+  devices:
+    requests:
+    - {name: container-0-request-0, exactly: {deviceClassName: gpu}}
+status:
+  allocation:
+    devices:
+      results: [{request: container-0-request-0, driver: gpu.example.com, pool: n0, device: gpu-0}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: d}
+spec:
+  containers: [{name: c, image: i, resources: {limits: {example.com/gpu: 1}}}]
+status:
+  extendedResourceClaimStatus:
+    resourceClaimName: d-extended-resources-x1y2z
+    requestMappings: [{containerName: c, resourceName: example.com/gpu, requestName: container-0-request-0}]
+)";
+  std::ostringstream out2, err2;
+  EXPECT_EQ(RunSimulate(opts, out2, err2), 1) << err2.str();
+  s = out2.str();
+  EXPECT_NE(s.find("pod default/d: allocated (all claims already allocated)"), std::string::npos)
+      << s;
+  // gpu-0 is taken by d's claim: only a (first) gets a device now, gpu-1.
+  EXPECT_NE(s.find("claim default/a-extended-resources\n"
+                   "    container-0-request-0 -> gpu.example.com/n0/gpu-1"),
+            std::string::npos)
+      << s;
+  EXPECT_NE(s.find("pod default/b: NOT ALLOCATED"), std::string::npos) << s;
+  EXPECT_NE(s.find("pod default/c: NOT ALLOCATED"), std::string::npos) << s;
+}
+
 }  // namespace
 }  // namespace draco::simulate

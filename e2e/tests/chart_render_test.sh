@@ -78,6 +78,21 @@ if kinds "$tmp/min.yaml" | grep -qE '^(MutatingAdmissionPolicy|Service|Pod)/'; t
 fi
 pass "admission.enabled=false and metrics.enabled=false drop their objects"
 
+# Extended resources (KEP-5004): off by default; on, the gate also matches pods asking for the
+# listed names, the chart's classes' extendedResourceName and the implicit class names.
+if grep -q 'deviceclass.resource.kubernetes.io/' "$tmp/default.yaml"; then
+  fail "extended resources gated by default"
+fi
+render --show-only templates/admissionpolicy.yaml --set admission.extendedResources.enabled=true \
+  --set 'admission.extendedResources.resourceNames={example.com/gpu}' \
+  --set 'deviceClasses[0].name=fpga.x' --set 'deviceClasses[0].driver=fpga.x' \
+  --set 'deviceClasses[0].extendedResourceName=example.com/fpga' >"$tmp/ext.yaml" \
+  || fail "extended resources gate"
+grep -q 'r in \["example.com/gpu","example.com/fpga"\] || r.startsWith("deviceclass.resource.kubernetes.io/")' \
+  "$tmp/ext.yaml" || fail "extended-resource names missing from the gate: $(grep -n 'r in' "$tmp/ext.yaml")"
+grep -q 'size(object.spec.resourceClaims) > 0) ||' "$tmp/ext.yaml" || fail "claims no longer gated"
+pass "admission.extendedResources gates pods asking for served extended resources"
+
 render --kube-version 1.35.0 --set admission.apiVersion=admissionregistration.k8s.io/v1beta1 \
   | grep -q 'apiVersion: admissionregistration.k8s.io/v1beta1' || fail "apiVersion override ignored"
 pass "admission.apiVersion overrides auto-detection"
@@ -185,3 +200,5 @@ expect_fail "schema: bad log format" "logFormat.*must be one of" --set controlle
 expect_fail "schema: bad failurePolicy" "failurePolicy.*must be one of" --set admission.failurePolicy=Maybe
 expect_fail "schema: negative replicas" "replicas" --set replicas=-1
 expect_fail "schema: bad namespace name" "names/0" --set 'admission.gatedNamespaces.names={ML_Team}'
+expect_fail "schema: bad extended resource name" "resourceNames/0" \
+  --set 'admission.extendedResources.resourceNames={gpu}'

@@ -146,7 +146,22 @@ exactly the same namespaces. */}}
 
 {{/* The per-pod gate conditions (CEL matchConditions) shared by the policy and the webhook. */}}
 {{- define "draco.gateConditions" -}}
-{{- .Files.Get "files/gate-conditions.yaml" }}
+{{- $conds := .Files.Get "files/gate-conditions.yaml" }}
+{{- $ext := .Values.admission.extendedResources }}
+{{- if $ext.enabled }}
+{{- if eq (include "draco.admissionMode" .) "webhook" }}
+{{- fail "admission.extendedResources.enabled needs the MutatingAdmissionPolicy (admission.mode policy: Kubernetes 1.36+, or 1.34/1.35 with admissionregistration.k8s.io/v1beta1 enabled); draco's webhook gates pods with spec.resourceClaims only" }}
+{{- end }}
+{{- /* Pods whose containers ask for an extended resource a DeviceClass serves (KEP-5004). Requests:
+       the API server has already defaulted them from limits. */}}
+{{- $names := list }}
+{{- range $ext.resourceNames }}{{ $names = append $names . }}{{ end }}
+{{- range .Values.deviceClasses }}{{ with .extendedResourceName }}{{ $names = append $names . }}{{ end }}{{ end }}
+{{- $asks := printf "has(c.resources) && has(c.resources.requests) && c.resources.requests.exists(r, r in %s || r.startsWith(\"deviceclass.resource.kubernetes.io/\"))" ($names | uniq | toJson) }}
+{{- $expr := printf "(has(object.spec.resourceClaims) && size(object.spec.resourceClaims) > 0) || object.spec.containers.exists(c, %s) || (has(object.spec.initContainers) && object.spec.initContainers.exists(c, %s))" $asks $asks }}
+{{- $conds = replace "expression: has(object.spec.resourceClaims) && size(object.spec.resourceClaims) > 0" (printf "expression: %s" ($expr | toJson)) $conds }}
+{{- end }}
+{{- $conds }}
 {{- end }}
 
 {{/* The webhook's Service, Secret and the hosts its serving certificate covers. */}}

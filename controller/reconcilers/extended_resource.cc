@@ -1,0 +1,72 @@
+#include "controller/reconcilers/extended_resource.h"
+
+#include <memory>
+
+#include "controller/api/extended_resource.h"
+#include "controller/reconcilers/claim_util.h"
+#include "controller/reconcilers/controller.h"
+
+namespace draco::reconcilers {
+
+namespace {
+
+bool AsksExtendedResources(const std::vector<api::Container>& containers) {
+  for (const auto& c : containers) {
+    for (const auto& [name, q] : api::EffectiveContainerRequests(c)) {
+      if (q.Sign() > 0 && api::IsDraExtendedResourceName(name)) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+bool PodConsumesClaims(const api::Pod& pod) {
+  if (!pod.spec.resource_claims.empty() || !ExtendedClaimName(pod).empty()) return true;
+  return HasSchedulingGate(pod) && (AsksExtendedResources(pod.spec.containers) ||
+                                    AsksExtendedResources(pod.spec.init_containers));
+}
+
+std::string ExtendedClaimName(const api::Pod& pod) { return api::ExtendedResourceClaimName(pod); }
+
+ClaimPtr PlannedExtendedClaim(const api::Pod& pod, const std::vector<alloc::DeviceClass>& classes) {
+  if (!ExtendedClaimName(pod).empty()) return nullptr;
+  std::vector<api::DeviceClass> views;
+  views.reserve(classes.size());
+  for (const auto& c : classes) {
+    api::DeviceClass v;
+    v.metadata.name = c.name;
+    v.metadata.creation_timestamp = c.creation_timestamp;
+    if (!c.extended_resource_name.empty()) v.spec.extended_resource_name = c.extended_resource_name;
+    views.push_back(std::move(v));
+  }
+  std::vector<const api::DeviceClass*> ptrs;
+  for (const auto& v : views) ptrs.push_back(&v);
+  auto plan = api::PlanExtendedResources(pod, api::MapExtendedResourceClasses(ptrs), nullptr);
+  if (!plan.ok() || plan->empty()) return nullptr;  // without a node there is no error case
+  api::ResourceClaim c = api::NewExtendedResourceClaim(pod, std::move(plan->requests));
+  c.metadata.name = pod.metadata.name + "-extended-resources-plan";
+  c.metadata.uid = "extended-resources-plan/" + pod.metadata.uid;
+  return std::make_shared<const api::ResourceClaim>(std::move(c));
+}
+
+void Controller::HoldPlannedExtended(const api::Pod& pod, ClaimPtr planned) {
+  std::lock_guard<std::mutex> l(alloc_mu_);
+  planned_extended_[pod.metadata.uid] = std::move(planned);
+}
+
+void Controller::ReleasePlannedExtended(const std::string& pod_uid) {
+  {
+    std::lock_guard<std::mutex> l(alloc_mu_);
+    auto it = planned_extended_.find(pod_uid);
+    if (it == planned_extended_.end()) return;
+    // Never written: the cache does not show it allocated, so its devices are free again (and
+    // kube-scheduler's claim, once in the cache, holds whatever it got).
+    allocator_.Settle({it->second}, /*written=*/false);
+    planned_extended_.erase(it);
+  }
+  // The held devices (and namespace budget) may be what a parked pod waits for.
+  OnAllocationInputsChanged();
+}
+
+}  // namespace draco::reconcilers
