@@ -67,11 +67,13 @@ patch - pods status team-a -
 list - nodes - - -
 watch - nodes - - -
 create - events - team-a -
+patch - events - team-a -
 list draco.dev allocationpolicies - - -
 watch draco.dev allocationpolicies - - -
 create coordination.k8s.io leases - * -
 get coordination.k8s.io leases - * draco
 update coordination.k8s.io leases - * draco
+watch coordination.k8s.io leases - * draco
 ACTIONS
 }
 
@@ -88,7 +90,6 @@ create - pods - team-a -
 update - pods - team-a -
 delete - pods - team-a -
 get - nodes - - -
-patch - events - team-a -
 create events.k8s.io events - team-a -
 get draco.dev allocationpolicies - - -
 update - pods status team-a -
