@@ -248,7 +248,7 @@ TEST(LeaderElectorTest, RunLosesLeadershipAfterRenewDeadlineAndReleasesOnStop) {
   std::thread t2([&] { f->Run(); });
   while (s2 == 0) {
     clock.Step(2s);
-    std::this_thread::sleep_for(2ms);
+    std::this_thread::sleep_for(10ms);
   }
   f->Stop();
   t2.join();
@@ -357,8 +357,9 @@ TEST(LeaderElectorTest, TwoCandidatesNeverBothLead) {
   std::thread t1([&] { a->Run(); });
   std::thread t2([&] { b->Run(); });
   for (int i = 0; i < 30; ++i) {
+    // Slow enough that each renewal ends before the fake clock reaches its deadline (10 steps).
     clock.Step(1s);
-    std::this_thread::sleep_for(2ms);
+    std::this_thread::sleep_for(10ms);
     EXPECT_FALSE(a->IsLeader() && b->IsLeader());
   }
   EXPECT_EQ(sa + sb, 1);
