@@ -5,10 +5,11 @@
 // (UID, else kind/namespace/name), type and reason, the first occurrence in an interval
 // (10 minutes) creates an Event with count 1; later occurrences only bump the count and replace
 // the message, and the loop updates the Event (merge patch of count, message, lastTimestamp) at
-// most once per update period (30 s; it checks every quarter period). So a failure repeated for one object is one Event with a
-// count, and an API outage cannot turn into a storm of Events; a create that failed is retried at
-// the next update period. At most 4096 object/reason keys are tracked (expired ones are dropped
-// first; beyond that new events are logged and dropped). Destruction flushes pending counts and
+// most once per update period (30 s; it looks every quarter period). So a failure repeated for
+// one object is one Event with a count, and an API outage cannot turn into a storm of Events; a
+// create that failed is retried after an update period. At most 4096 object/reason keys are
+// tracked (expired ones are dropped first; beyond that new events are logged and dropped).
+// Destruction flushes pending counts and
 // drains the writes (bounded by a 2 s deadline) and joins the thread.
 //
 // Thread-safe. `client` and `clock` must outlive the recorder.
