@@ -9,8 +9,8 @@
 // one object is one Event with a count, and an API outage cannot turn into a storm of Events; a
 // create that failed is retried after an update period. At most 4096 object/reason keys are
 // tracked (expired ones are dropped first; beyond that new events are logged and dropped).
-// Destruction flushes pending counts and
-// drains the writes (bounded by a 2 s deadline) and joins the thread.
+// Destruction flushes pending counts, drains the writes (bounded by a 2 s deadline) and joins the
+// thread.
 //
 // Thread-safe. `client` and `clock` must outlive the recorder.
 #pragma once
