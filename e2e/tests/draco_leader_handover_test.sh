@@ -223,9 +223,10 @@ kill -0 "${DRACO_PIDS[b]}" 2>/dev/null || fail "b exited after losing leadership
 grep -q "campaigning again" "$DRACO_LOGS/draco-b.log" || fail "b did not log that it campaigns again"
 pass "b lost leadership and stays up as a candidate"
 sleep 2
-renewed_b=$(awk -v t="$t_revoke" -F'\t' '$4=="lease" && $1 < t' <(audit_rows | grep -F "$id_b") | tail -1 | cut -f1)
-last_b=$(last_write "$id_b")
 first_c=$(first_write_after "$id_c" "$t_revoke")
+# b's last successful renewal (the revocation takes effect a moment after t_revoke).
+renewed_b=$(audit_rows | awk -F'\t' -v id="$id_b" -v t="$first_c" '$3==id && $4=="lease" && $1 < t {r=$1} END {print r}')
+last_b=$(last_write "$id_b")
 [[ -n $renewed_b && -n $last_b && -n $first_c ]] || fail "audit log lacks b's renewal/writes or c's writes"
 margin=$(awk -v r="$renewed_b" -v w="$last_b" -v d="$DEADLINE" 'BEGIN {printf "%.2f", r + d - w}')
 awk -v m="$margin" 'BEGIN {exit !(m >= 0)}' ||
