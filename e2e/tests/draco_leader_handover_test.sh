@@ -49,7 +49,7 @@ eventually 60 "kube-apiserver writes an audit log" test -f "$AUDIT"
 T0=$(date +%s.%N)
 
 k create namespace $NS >/dev/null
-make_driver $NS $DRV 200 node-0 node-1
+make_driver $NS $DRV 100 node-0 node-1  # a ResourceSlice holds at most 128 devices
 template $NS one-dev $DRV | k apply -f - >/dev/null
 
 # Replica B's kubeconfig is a ServiceAccount's whose Lease permission can be revoked on its own.
