@@ -134,9 +134,9 @@ for _, row in sorted(rows):
 PY
 }
 # first_write_after ID T / last_write ID / first_lease_after ID T / last_lease_before ID T
-first_write_after() { audit_rows | awk -F'\t' -v id="$1" -v t="$2" '$3==id && $4=="write" && $2>=t {print $2; exit}'; }
+first_write_after() { audit_rows | awk -F'\t' -v id="$1" -v t="$2" '!f && $3==id && $4=="write" && $2>=t {print $2; f=1}'; }
 last_write() { audit_rows | awk -F'\t' -v id="$1" '$3==id && $4=="write" {t=$2} END {print t}'; }
-first_lease_after() { audit_rows | awk -F'\t' -v id="$1" -v t="$2" '$3==id && $4=="lease" && $1>=t {print $1; exit}'; }
+first_lease_after() { audit_rows | awk -F'\t' -v id="$1" -v t="$2" '!f && $3==id && $4=="lease" && $1>=t {print $1; f=1}'; }
 last_lease() { audit_rows | awk -F'\t' -v id="$1" '$3==id && $4=="lease" {t=$1} END {print t}'; }
 # no_write_after_deadline: every write lands within the renew deadline of the same replica's
 # last successful Lease write received before it.
