@@ -48,6 +48,7 @@ DRACO_AUDIT_POLICY=$tmp/audit-policy.yaml "$CLUSTER/restart-apiserver.sh" >/dev/
 eventually 60 "kube-apiserver writes an audit log" test -f "$AUDIT"
 T0=$(date +%s.%N)
 
+k wait --for=delete namespace/$NS --timeout=120s >/dev/null 2>&1 || true
 k create namespace $NS >/dev/null
 make_driver $NS $DRV 100 node-0 node-1  # a ResourceSlice holds at most 128 devices
 template $NS one-dev $DRV | k apply -f - >/dev/null
