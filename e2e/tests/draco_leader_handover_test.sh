@@ -24,6 +24,11 @@ restore() {
   stop_all_draco
   k delete clusterrole,clusterrolebinding draco-handover-sa --ignore-not-found >/dev/null 2>&1 || true
   cleanup_ns $NS
+  # No draco runs any more to remove its finalizer from the claims of deleted pods.
+  local c
+  for c in $(k get resourceclaims -n $NS -o name 2>/dev/null); do
+    k patch -n $NS "$c" --type=merge -p '{"metadata":{"finalizers":null}}' >/dev/null 2>&1 || true
+  done
   delete_driver $DRV node-0 node-1
   # Leave kube-apiserver as it was found: without the audit log.
   DRACO_AUDIT_POLICY= "$CLUSTER/restart-apiserver.sh" >/dev/null 2>&1 || true
