@@ -253,6 +253,20 @@ bool IsTooLargeResourceVersion(const Status& s) {
   }
   return false;
 }
+bool IsRefusal(const Status& s) {
+  auto e = ApiError::FromStatus(s);
+  return e && e->http_code >= 400 && e->http_code < 500 && e->http_code != 408 &&
+         e->http_code != 429;
+}
+bool IsTransportError(const Status& s) {
+  return !s.ok() && !ApiError::FromStatus(s) &&
+         (s.code() == StatusCode::kUnavailable || s.code() == StatusCode::kDeadlineExceeded);
+}
+bool IsRetryable(const Status& s) {
+  if (IsTransportError(s)) return true;
+  auto e = ApiError::FromStatus(s);
+  return e && (e->http_code == 408 || e->http_code == 429 || e->http_code >= 500);
+}
 bool IsInvalid(const Status& s) { return ReasonOrCode(s, "Invalid", 422); }
 bool IsBadRequest(const Status& s) { return ReasonOrCode(s, "BadRequest", 400); }
 bool IsForbidden(const Status& s) { return s.code() == StatusCode::kPermissionDenied; }

@@ -89,6 +89,15 @@ bool IsServerTimeout(const Status& s);  // 500 ServerTimeout
 bool IsTimeout(const Status& s);        // 504 Timeout
 bool IsInternalError(const Status& s);
 bool IsServiceUnavailable(const Status& s);
+// The API server answered and refused the request: a 4xx response other than 408 and 429 (those
+// and 5xx are "try again later"). False for transport failures and client-side cancellation.
+bool IsRefusal(const Status& s);
+// No answer from the API server: connection refused/reset, TLS failure, client-side timeout (a
+// Status without the k8s tail whose code is kUnavailable or kDeadlineExceeded). Retry these; a
+// write may or may not have been applied.
+bool IsTransportError(const Status& s);
+// Worth retrying later: a transport error, 408, 429 or a 5xx answer.
+bool IsRetryable(const Status& s);
 // Retry-After carried by the error (429 or 5xx), if any.
 std::optional<int> RetryAfterSeconds(const Status& s);
 // The causes of an Invalid (or other) error; empty when none.

@@ -102,3 +102,37 @@ TEST(ApiErrorTest, PlainStatusesAreNotApiErrors) {
 
 }  // namespace
 }  // namespace draco::k8s
+
+namespace draco::k8s {
+namespace {
+
+TEST(ApiErrorTest, RefusalTransportAndRetryableAreDistinct) {
+  const Status refused = DecodeApiError(422, R"({"kind":"Status","reason":"Invalid"})").ToStatus();
+  const Status forbidden = DecodeApiError(403, "").ToStatus();
+  const Status throttled = DecodeApiError(429, "", 3).ToStatus();
+  const Status unavailable = DecodeApiError(503, "").ToStatus();
+  const Status reset = UnavailableError("PATCH /api/v1/pods/x: Connection reset by peer");
+  const Status timed_out = DeadlineExceededError("PATCH /api/v1/pods/x: request timed out");
+  const Status cancelled = CancelledError("PATCH /api/v1/pods/x: client cancelled");
+  EXPECT_TRUE(IsRefusal(refused));
+  EXPECT_TRUE(IsRefusal(forbidden));
+  EXPECT_TRUE(IsRefusal(refused.WithPrefix("remove gate")));
+  for (const Status& s : {throttled, unavailable, reset, timed_out, cancelled}) {
+    EXPECT_FALSE(IsRefusal(s)) << s.ToString();
+  }
+  EXPECT_TRUE(IsTransportError(reset));
+  EXPECT_TRUE(IsTransportError(timed_out));
+  EXPECT_TRUE(IsTransportError(reset.WithPrefix("create claim")));
+  for (const Status& s : {refused, throttled, unavailable, cancelled, OkStatus()}) {
+    EXPECT_FALSE(IsTransportError(s)) << s.ToString();
+  }
+  for (const Status& s : {throttled, unavailable, reset, timed_out}) {
+    EXPECT_TRUE(IsRetryable(s)) << s.ToString();
+  }
+  for (const Status& s : {refused, forbidden, cancelled, OkStatus()}) {
+    EXPECT_FALSE(IsRetryable(s)) << s.ToString();
+  }
+}
+
+}  // namespace
+}  // namespace draco::k8s

@@ -223,8 +223,11 @@ StatusOr<PodPtr> RestApiWriter::RemoveSchedulingGate(const api::Pod& pod, std::s
                            k8s::PatchType::kJsonPatch, *patch);
     if (r.ok()) return DecodePod(r);
     if (k8s::IsNotFound(r.status()) || attempt == kAttempts) return r.status();
-    // A test failed (our cached pod was stale) or the server refused the patch: look at the live
-    // pod and decide.
+    // No answer (connection refused/reset, timeout), throttling or a server error says nothing
+    // about the patch: the caller retries it as it is (the tests keep a repeat safe).
+    if (!k8s::IsRefusal(r.status())) return r.status();
+    // The server answered and refused: a test failed (our cached pod was stale) or it refused the
+    // affinity. Look at the live pod and decide.
     auto live = GetPodLive(pod.metadata.namespace_, pod.metadata.name);
     if (!live.ok()) return live.status();
     if (!*live || (*live)->metadata.uid != pod.metadata.uid) {
@@ -252,106 +255,6 @@ StatusOr<PodPtr> RestApiWriter::GetPodLive(const std::string& ns, const std::str
   auto r = client_.Get(k8s::kPods, ns, name);
   if (!r.ok() && k8s::IsNotFound(r.status())) return PodPtr(nullptr);
   return DecodePod(r);
-}
-
-// ---------------------------------------------------------------------------------------------
-
-std::string EventJson(const EventTarget& t, std::string_view type, std::string_view reason,
-                      std::string_view message, std::string_view component,
-                      std::string_view instance, std::string_view ts) {
-  rapidjson::StringBuffer sb;
-  Writer w(sb);
-  w.StartObject();
-  Str(w, "apiVersion", "v1");
-  Str(w, "kind", "Event");
-  w.Key("metadata");
-  w.StartObject();
-  Str(w, "generateName", t.name + ".");
-  Str(w, "namespace", t.namespace_name.empty() ? "default" : t.namespace_name);
-  w.EndObject();
-  w.Key("involvedObject");
-  w.StartObject();
-  Str(w, "apiVersion", t.api_version);
-  Str(w, "kind", t.kind);
-  Str(w, "name", t.name);
-  if (!t.namespace_name.empty()) Str(w, "namespace", t.namespace_name);
-  if (!t.uid.empty()) Str(w, "uid", t.uid);
-  w.EndObject();
-  Str(w, "type", type);
-  Str(w, "reason", reason);
-  Str(w, "message", message);
-  w.Key("source");
-  w.StartObject();
-  Str(w, "component", component);
-  w.EndObject();
-  Str(w, "reportingComponent", component);
-  Str(w, "reportingInstance", instance);
-  Str(w, "firstTimestamp", ts);
-  Str(w, "lastTimestamp", ts);
-  w.Key("count");
-  w.Int(1);
-  w.EndObject();
-  return sb.GetString();
-}
-
-AsyncEventRecorder::AsyncEventRecorder(k8s::RestClient& client, Clock& clock, std::string component,
-                                       std::string instance)
-    : client_(client),
-      clock_(clock),
-      component_(std::move(component)),
-      instance_(std::move(instance)),
-      thread_([this] { Loop(); }) {}
-
-AsyncEventRecorder::~AsyncEventRecorder() {
-  {
-    std::lock_guard<std::mutex> l(mu_);
-    stop_ = true;
-  }
-  cv_.notify_all();
-  thread_.join();
-}
-
-void AsyncEventRecorder::Record(const EventTarget& target, std::string_view type,
-                                std::string_view reason, std::string message) {
-  spdlog::info("event {} {}/{} {}: {}", type, target.kind, target.name, reason, message);
-  std::lock_guard<std::mutex> l(mu_);
-  std::string key = target.uid + "|" + std::string(reason) + "|" + message;
-  auto now = clock_.Now();
-  auto it = recent_.find(key);
-  if (it != recent_.end() && now - it->second < std::chrono::minutes(10)) return;
-  if (recent_.size() > 4096) recent_.clear();
-  recent_[key] = now;
-  if (queue_.size() >= 1000) {
-    spdlog::warn("event queue full; dropping event {} for {}", reason, target.name);
-    return;
-  }
-  queue_.push_back(Item{target, std::string(type), std::string(reason), std::move(message)});
-  cv_.notify_one();
-}
-
-void AsyncEventRecorder::Loop() {
-  std::unique_lock<std::mutex> l(mu_);
-  auto drain_deadline = Clock::TimePoint::max();
-  while (true) {
-    cv_.wait(l, [&] { return stop_ || !queue_.empty(); });
-    if (stop_ && drain_deadline == Clock::TimePoint::max()) {
-      drain_deadline = clock_.Now() + std::chrono::seconds(2);
-    }
-    if (queue_.empty() || (stop_ && clock_.Now() > drain_deadline)) {
-      if (stop_) return;
-      continue;
-    }
-    Item item = std::move(queue_.front());
-    queue_.pop_front();
-    l.unlock();
-    std::string body = EventJson(item.target, item.type, item.reason, item.message, component_,
-                                 instance_, FormatTimestamp(clock_.WallNow()));
-    auto r = client_.Create(
-        kEventsGvr, item.target.namespace_name.empty() ? "default" : item.target.namespace_name,
-        body);
-    if (!r.ok()) spdlog::debug("event {} not recorded: {}", item.reason, r.status().ToString());
-    l.lock();
-  }
 }
 
 }  // namespace draco::reconcilers

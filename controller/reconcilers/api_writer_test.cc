@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
 
+#include "controller/api/codec.h"
 #include "controller/reconcilers/claim_util.h"
+#include "k8sclient/api_error.h"
 
 namespace draco::reconcilers {
 namespace {
@@ -165,6 +167,96 @@ TEST(SelectsOnlyNodeTest, OnlyASingleNameRequirementForThatNode) {
   with_label.node_selector_terms[0].match_expressions.push_back(
       Term("zone", false).match_expressions[0]);
   EXPECT_FALSE(SelectsOnlyNode(with_label, "a"));
+}
+
+// Pod PATCHes answer from a script; GET returns `live`.
+class PodPatchClient : public k8s::RestClient {
+ public:
+  std::vector<Status> patch_results;  // in order; OK = the patched pod
+  std::vector<std::string> patches;
+  int gets = 0;
+  api::Pod live;
+
+  StatusOr<std::string> Patch(const k8s::GroupVersionResource&, std::string_view, std::string_view,
+                              k8s::PatchType, std::string_view body, const k8s::PatchOptions&,
+                              std::string_view) override {
+    patches.emplace_back(body);
+    Status st =
+        patches.size() <= patch_results.size() ? patch_results[patches.size() - 1] : OkStatus();
+    if (!st.ok()) return st;
+    api::Pod done = live;
+    done.spec.scheduling_gates.clear();
+    return api::Encode(done);
+  }
+  StatusOr<std::string> Get(const k8s::GroupVersionResource&, std::string_view, std::string_view,
+                            const k8s::GetOptions&) override {
+    ++gets;
+    return api::Encode(live);
+  }
+  StatusOr<k8s::ObjectList> List(const k8s::GroupVersionResource&, std::string_view,
+                                 const k8s::ListOptions&) override {
+    return UnimplementedError("list");
+  }
+  StatusOr<std::unique_ptr<k8s::Watcher>> Watch(const k8s::GroupVersionResource&, std::string_view,
+                                                const k8s::ListOptions&) override {
+    return UnimplementedError("watch");
+  }
+  StatusOr<std::string> Create(const k8s::GroupVersionResource&, std::string_view, std::string_view,
+                               const k8s::CreateOptions&) override {
+    return UnimplementedError("create");
+  }
+  StatusOr<std::string> Update(const k8s::GroupVersionResource&, std::string_view, std::string_view,
+                               std::string_view, const k8s::UpdateOptions&) override {
+    return UnimplementedError("update");
+  }
+  StatusOr<std::string> UpdateStatus(const k8s::GroupVersionResource&, std::string_view,
+                                     std::string_view, std::string_view,
+                                     const k8s::UpdateOptions&) override {
+    return UnimplementedError("update status");
+  }
+  StatusOr<std::string> Delete(const k8s::GroupVersionResource&, std::string_view, std::string_view,
+                               const k8s::DeleteOptions&) override {
+    return UnimplementedError("delete");
+  }
+};
+
+api::Pod LivePod() {
+  api::Pod p = GatedPod();
+  p.metadata.uid = "uid-p";
+  return p;
+}
+
+// A connection failure says nothing about the pin: the error goes back to be retried as it is,
+// and the pin is not dropped as if the API server had refused it.
+TEST(RemoveSchedulingGateTest, TransportFailureIsReturnedNotTakenForARefusal) {
+  for (const Status& failure :
+       {UnavailableError("PATCH /api/v1/namespaces/ns/pods/p: Connection reset by peer"),
+        DeadlineExceededError("PATCH /api/v1/namespaces/ns/pods/p: request timed out"),
+        k8s::ApiError{503, "ServiceUnavailable", "unavailable", {}, 1, "", "", ""}.ToStatus()}) {
+    PodPatchClient client;
+    client.live = LivePod();
+    client.patch_results = {failure};
+    RestApiWriter writer(client);
+    auto r = writer.RemoveSchedulingGate(client.live, kSchedulingGate, "node-3");
+    ASSERT_FALSE(r.ok()) << failure.ToString();
+    EXPECT_TRUE(k8s::IsRetryable(r.status())) << r.status().ToString();
+    EXPECT_EQ(client.patches.size(), 1u);
+    EXPECT_EQ(client.gets, 0);
+  }
+}
+
+TEST(RemoveSchedulingGateTest, RefusedPinIsDroppedWhenThePodHasNotChanged) {
+  PodPatchClient client;
+  client.live = LivePod();
+  client.patch_results = {
+      k8s::ApiError{422, "Invalid", "spec: Forbidden", {}, 0, "", "", ""}.ToStatus()};
+  RestApiWriter writer(client);
+  auto r = writer.RemoveSchedulingGate(client.live, kSchedulingGate, "node-3");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(client.patches.size(), 2u);
+  EXPECT_NE(client.patches[0].find("node-3"), std::string::npos);
+  EXPECT_EQ(client.patches[1].find("node-3"), std::string::npos);  // the gate without the pin
+  EXPECT_EQ(client.gets, 1);
 }
 
 }  // namespace

@@ -248,8 +248,12 @@ StatusOr<bool> Controller::EnsureGeneratedClaims(const api::Pod& pod, PodClaims&
       auto created = writer_.CreateClaim(fresh);
       if (metrics_) metrics_->IncClaimCreate(created.ok());
       if (!created.ok()) {
-        events_.Record(PodTarget(pod), "Warning", "FailedResourceClaimCreation",
-                       "PodResourceClaim " + pc.name + ": " + created.status().message());
+        // Only a refusal is news for the pod's owner; an unreachable or overloaded API server
+        // (or the end of our term) is retried and logged by the worker, not reported per pod.
+        if (k8s::IsRefusal(created.status())) {
+          events_.Record(PodTarget(pod), "Warning", "FailedResourceClaimCreation",
+                         "PodResourceClaim " + pc.name + ": " + created.status().message());
+        }
         return WriteError(created.status(), "create claim for " + pc.name);
       }
       claim = *created;

@@ -217,6 +217,23 @@ TEST_F(ControllerTest, MissingTemplateIsReportedAndRetried) {
   EXPECT_EQ(events.events[0].reason, "FailedResourceClaimCreation");
 }
 
+// Only a refusal of the claim is reported on the pod; an API server that cannot answer (a
+// transport failure, a 5xx) is retried without an Event, so an outage is not an Event storm.
+TEST_F(ControllerTest, ClaimCreationFailuresAreEventsOnlyWhenRefused) {
+  AddPod(MakePod("p"));
+  for (const char* failure : {"transport:create", "create"}) {
+    writer.fail_next = {failure};
+    EXPECT_FALSE(ctrl.SyncPod("ns", "p").ok()) << failure;
+    EXPECT_TRUE(events.events.empty()) << failure;
+  }
+  writer.fail_next = {"forbidden:create"};
+  EXPECT_FALSE(ctrl.SyncPod("ns", "p").ok());
+  ASSERT_EQ(events.events.size(), 1u);
+  EXPECT_EQ(events.events[0].reason, "FailedResourceClaimCreation");
+  ASSERT_TRUE(ctrl.SyncPod("ns", "p").ok());  // and the retry goes through
+  EXPECT_EQ(writer.claims.size(), 1u);
+}
+
 TEST_F(ControllerTest, NodeFilteringExcludesUnreadyTaintedAndUnselectedNodes) {
   cache.UpsertNode(std::make_shared<const api::Node>(MakeNode("node-0", /*ready=*/false)));
   api::Node tainted = MakeNode("node-2");

@@ -54,7 +54,17 @@ k8s::cache::ResourceEventHandler Informers::Handler(void (Informers::*fn)(const 
   return h;
 }
 
-void Informers::SetEventSink(EventSink* sink) { events_ = sink; }
+void Informers::SetEventSink(EventSink* sink) {
+  std::unique_lock<std::shared_mutex> l(attach_mu_);
+  events_ = sink;
+}
+
+Informers::Attached Informers::Attach() const {
+  std::shared_lock<std::shared_mutex> l(attach_mu_);
+  Controller* c = controller_;
+  EventSink* e = events_;
+  return Attached{std::move(l), c, e};
+}
 
 Informers::PolicyState Informers::policy_state() const {
   std::lock_guard<std::mutex> l(policy_mu_);
@@ -115,7 +125,10 @@ void Informers::Add(const k8s::GroupVersionResource& gvr,
   handler_ids_.push_back(informers_.back()->AddEventHandler(std::move(handler)));
 }
 
-void Informers::SetController(Controller* c) { controller_ = c; }
+void Informers::SetController(Controller* c) {
+  std::unique_lock<std::shared_mutex> l(attach_mu_);
+  controller_ = c;
+}
 
 void Informers::Start() {
   for (auto& i : informers_) i->Start();
@@ -176,21 +189,21 @@ void Informers::Stop() {
 }
 
 void Informers::InputsChanged() {
-  if (Controller* c = controller_.load()) c->OnAllocationInputsChanged();
+  if (auto a = Attach(); a.controller) a.controller->OnAllocationInputsChanged();
 }
 
 void Informers::OnPod(const k8s::ObjectPtr& obj, bool deleted) {
   PodPtr old = cache_.GetPod(obj->namespace_name(), obj->name());
   if (deleted) {
     cache_.DeletePod(obj->namespace_name(), obj->name());
-    if (Controller* c = controller_.load()) c->OnPod(old, nullptr);
+    if (auto a = Attach(); a.controller) a.controller->OnPod(old, nullptr);
     if (old && !old->spec.node_name.empty()) InputsChanged();  // node capacity freed
     return;
   }
   PodPtr pod = DecodeObj<api::Pod>(obj);
   if (!pod) return;
   cache_.UpsertPod(pod);
-  if (Controller* c = controller_.load()) c->OnPod(old, pod);
+  if (auto a = Attach(); a.controller) a.controller->OnPod(old, pod);
   if (old && !old->spec.node_name.empty() && !IsPodDone(*old) && IsPodDone(*pod)) {
     InputsChanged();  // node capacity freed
   }
@@ -200,13 +213,13 @@ void Informers::OnClaim(const k8s::ObjectPtr& obj, bool deleted) {
   ClaimPtr old = cache_.GetClaim(obj->namespace_name(), obj->name());
   if (deleted) {
     cache_.DeleteClaim(obj->namespace_name(), obj->name());
-    if (Controller* c = controller_.load()) c->OnClaim(old, nullptr);
+    if (auto a = Attach(); a.controller) a.controller->OnClaim(old, nullptr);
     return;
   }
   ClaimPtr claim = DecodeObj<api::ResourceClaim>(obj);
   if (!claim) return;
   if (!cache_.UpsertClaim(claim)) return;  // older than what we assumed
-  if (Controller* c = controller_.load()) c->OnClaim(old, claim);
+  if (auto a = Attach(); a.controller) a.controller->OnClaim(old, claim);
 }
 
 void Informers::OnTemplate(const k8s::ObjectPtr& obj, bool deleted) {
@@ -217,7 +230,7 @@ void Informers::OnTemplate(const k8s::ObjectPtr& obj, bool deleted) {
   TemplatePtr t = DecodeObj<api::ResourceClaimTemplate>(obj);
   if (!t) return;
   cache_.UpsertTemplate(t);
-  if (Controller* c = controller_.load()) c->OnTemplate(t);
+  if (auto a = Attach(); a.controller) a.controller->OnTemplate(t);
 }
 
 void Informers::OnClass(const k8s::ObjectPtr& obj, bool deleted) {
@@ -297,9 +310,9 @@ void Informers::OnPolicy(const k8s::ObjectPtr& obj, bool deleted) {
           "AllocationPolicy " + obj->name() +
           " ignored (its last valid version, if any, stays in effect): " + m.status().message();
       spdlog::warn("{}", msg);
-      if (EventSink* e = events_.load()) {
+      if (auto a = Attach(); a.events != nullptr) {
         EventTarget t{"draco.dev/v1alpha1", "AllocationPolicy", "", obj->name(), obj->uid()};
-        e->Record(t, "Warning", "InvalidPolicy", msg);
+        a.events->Record(t, "Warning", "InvalidPolicy", msg);
       }
       return;
     }

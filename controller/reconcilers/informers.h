@@ -27,6 +27,7 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <shared_mutex>
 #include <thread>
 #include <vector>
 
@@ -64,8 +65,10 @@ class Informers {
             bool watch_device_taint_rules = true);
   ~Informers();
 
+  // Both setters wait for the event handlers still using the previous controller/sink, so the
+  // previous one may be destroyed once they return (a new leadership term replaces both).
   void SetController(Controller* controller);
-  // Optional: where Warning Events about undecodable AllocationPolicies go. Must outlive this.
+  // Optional: where Warning Events about undecodable AllocationPolicies go. Must outlive its use.
   void SetEventSink(EventSink* sink);
   void Start();
   bool WaitForSync(Clock::Duration timeout);
@@ -98,14 +101,23 @@ class Informers {
   k8s::RestClient& client_;
   ClusterCache& cache_;
   Clock& clock_;
-  std::atomic<Controller*> controller_{nullptr};
+  // What is attached, read under a shared lock for each handler call so that SetController() and
+  // SetEventSink() can wait for the calls using the previous ones.
+  struct Attached {
+    std::shared_lock<std::shared_mutex> lock;
+    Controller* controller;
+    EventSink* events;
+  };
+  Attached Attach() const;
+  mutable std::shared_mutex attach_mu_;
+  Controller* controller_ = nullptr;
   std::vector<std::unique_ptr<k8s::cache::ListWatch>> lws_;
   std::vector<std::unique_ptr<k8s::cache::SharedInformer>> informers_;
   std::vector<int> handler_ids_;  // informers_[i]'s handler, whose sync means "cache filled"
 
   // The optional policy informer (created by the probe thread once the CRD is served).
   const Clock::Duration policy_probe_interval_;
-  std::atomic<EventSink*> events_{nullptr};
+  EventSink* events_ = nullptr;
   mutable std::mutex policy_mu_;
   std::condition_variable policy_cv_;
   bool stopping_ = false;

@@ -27,13 +27,23 @@ class FakeWriter : public ApiWriter {
   std::map<std::string, api::ResourceClaim> claims;  // ns/name
   std::map<std::string, api::Pod> pods;
   std::vector<std::string> calls;
-  std::set<std::string> fail_next;  // call names to fail once with 500 (or 409 for "conflict:")
+  // Call names to fail once with 500 (409 for "conflict:", 403 for "forbidden:", a connection
+  // reset for "transport:").
+  std::set<std::string> fail_next;
   int rv = 1000;
   int name_seq = 0;
 
   bool Fail(const std::string& call, Status* st) {
     if (fail_next.erase("conflict:" + call)) {
       *st = ApiErr(409, "Conflict");
+      return true;
+    }
+    if (fail_next.erase("forbidden:" + call)) {
+      *st = ApiErr(403, "Forbidden");
+      return true;
+    }
+    if (fail_next.erase("transport:" + call)) {
+      *st = UnavailableError(call + ": Connection reset by peer");
       return true;
     }
     if (fail_next.erase(call)) {

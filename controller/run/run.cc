@@ -4,7 +4,9 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <charconv>
 #include <condition_variable>
 #include <cstdlib>
@@ -30,7 +32,9 @@
 #include "controller/reconcilers/informers.h"
 #include "controller/reconcilers/snapshot_allocator.h"
 #include "controller/reconcilers/worker.h"
+#include "controller/run/leadership.h"
 #include "controller/run/server_profile.h"
+#include "controller/run/term.h"
 #include "controller/server/http_server.h"
 #include "k8sclient/config.h"
 #include "k8sclient/leaderelection/leader_elector.h"
@@ -40,16 +44,46 @@
 namespace draco::run {
 namespace {
 
-// How long `draco run` lets workers finish their current item after SIGTERM/SIGINT before it
-// cancels the API requests still in progress.
-constexpr std::chrono::milliseconds kShutdownDrainGrace{2000};
-
 using namespace std::chrono_literals;
 
 StatusOr<bool> ParseBool(const std::string& v) {
   if (v == "true" || v == "1") return true;
   if (v == "false" || v == "0") return false;
   return InvalidArgumentError("bad boolean '" + v + "'");
+}
+
+// A Go time.Duration string: a sequence of decimal numbers with units ("15s", "1m30s", "1.5s",
+// "500ms"; units ns, us, ms, s, m, h). Must be positive.
+StatusOr<std::chrono::milliseconds> ParseDuration(const std::string& v) {
+  static const std::pair<std::string_view, double> kUnits[] = {
+      {"ns", 1e-6}, {"us", 1e-3}, {"ms", 1}, {"s", 1e3}, {"m", 60e3}, {"h", 3600e3}};
+  double total = 0;
+  size_t i = 0;
+  if (v.empty()) return InvalidArgumentError("empty duration");
+  while (i < v.size()) {
+    size_t start = i;
+    while (i < v.size() && (std::isdigit(static_cast<unsigned char>(v[i])) || v[i] == '.')) ++i;
+    if (i == start) return InvalidArgumentError("bad duration '" + v + "' (e.g. 15s, 1500ms)");
+    double n = 0;
+    try {
+      n = std::stod(v.substr(start, i - start));
+    } catch (...) {
+      return InvalidArgumentError("bad duration '" + v + "'");
+    }
+    size_t ustart = i;
+    while (i < v.size() && std::isalpha(static_cast<unsigned char>(v[i]))) ++i;
+    std::string_view unit(v.data() + ustart, i - ustart);
+    bool known = false;
+    for (const auto& [name, ms] : kUnits) {
+      if (unit == name) {
+        total += n * ms;
+        known = true;
+      }
+    }
+    if (!known) return InvalidArgumentError("bad duration '" + v + "' (units ns us ms s m h)");
+  }
+  if (total < 1) return InvalidArgumentError("duration '" + v + "' must be at least 1ms");
+  return std::chrono::milliseconds(static_cast<int64_t>(total));
 }
 
 template <typename T>
@@ -152,6 +186,13 @@ StatusOr<Flags> ParseFlags(int argc, char** argv) {
       f.leader_elect_namespace = v;
     } else if (name == "leader-elect-lease-name") {
       f.leader_elect_lease_name = v;
+    } else if (name == "leader-elect-lease-duration" || name == "leader-elect-renew-deadline" ||
+               name == "leader-elect-retry-period") {
+      auto d = ParseDuration(v);
+      if (!d.ok()) return d.status().WithPrefix("--" + name);
+      (name == "leader-elect-lease-duration"   ? f.leader_elect_lease_duration
+       : name == "leader-elect-renew-deadline" ? f.leader_elect_renew_deadline
+                                               : f.leader_elect_retry_period) = *d;
     } else if (name == "metrics-bind-address") {
       f.metrics_bind_address = v;
     } else if (name == "health-probe-bind-address") {
@@ -200,6 +241,14 @@ StatusOr<Flags> ParseFlags(int argc, char** argv) {
     }
     if (!st.ok()) return st;
   }
+  if (f.leader_elect_lease_duration <= f.leader_elect_renew_deadline) {
+    return InvalidArgumentError(
+        "--leader-elect-lease-duration must be greater than --leader-elect-renew-deadline");
+  }
+  if (f.leader_elect_renew_deadline * 10 <= f.leader_elect_retry_period * 12) {
+    return InvalidArgumentError(
+        "--leader-elect-renew-deadline must be greater than 1.2 x --leader-elect-retry-period");
+  }
   if (f.leader_elect_namespace.empty()) {
     const char* ns = std::getenv("POD_NAMESPACE");
     f.leader_elect_namespace = ns && *ns ? ns : "kube-system";
@@ -220,6 +269,17 @@ std::string FlagUsage() {
        "kube-system)\n";
   u += "  --leader-elect-lease-name NAME     Lease name (default " + d.leader_elect_lease_name +
        ")\n";
+  auto secs = [](std::chrono::milliseconds v) { return std::to_string(v.count() / 1000) + "s"; };
+  u += "  --leader-elect-lease-duration D    how long standbys wait after the last renewal they "
+       "saw\n"
+       "                                     before taking over (default " +
+       secs(d.leader_elect_lease_duration) + ")\n";
+  u +=
+      "  --leader-elect-renew-deadline D    the leader stops writing and gives up leadership when\n"
+      "                                     it has not renewed for this long (default " +
+      secs(d.leader_elect_renew_deadline) + ")\n";
+  u += "  --leader-elect-retry-period D      between renewals and acquisition attempts (default " +
+       secs(d.leader_elect_retry_period) + ")\n";
   u += "  --metrics-bind-address ADDR        /metrics (default " + d.metrics_bind_address +
        "; 0 = off)\n";
   u += "  --health-probe-bind-address ADDR   /healthz, /readyz (default " +
@@ -308,7 +368,10 @@ int RunMain(int argc, char** argv) {
   };
   config->qps = flags->kube_api_qps;
   config->burst = flags->kube_api_burst;
-  config->user_agent = "draco/0.1";
+  // The replica's identity (Lease holder, Event reportingInstance) is also in the User-Agent, so
+  // an API server's audit log tells the replicas' requests apart.
+  const std::string identity = Identity();
+  config->user_agent = "draco/0.1 (" + identity + ")";
   Clock& clock = RealClock::Get();
   auto client = k8s::NewRestClient(*config, clock);
   if (!client.ok()) {
@@ -320,7 +383,8 @@ int RunMain(int argc, char** argv) {
   k8s::RestConfig lease_config = *config;
   lease_config.qps = 5;
   lease_config.burst = 10;
-  lease_config.timeout = 4s;
+  lease_config.timeout =
+      std::min<std::chrono::milliseconds>(4s, flags->leader_elect_renew_deadline / 2);
   lease_config.max_retries = 0;
   auto lease_client = k8s::NewRestClient(lease_config, clock);
   if (!lease_client.ok()) {
@@ -356,7 +420,6 @@ int RunMain(int argc, char** argv) {
     webhook = std::move(*w);
     spdlog::info("admission webhook on {} (port {})", flags->webhook.bind_address, webhook->port());
   }
-  std::atomic<bool> leading{!flags->leader_elect};
   std::vector<std::unique_ptr<server::HttpServer>> servers;
   auto start_server = [&](const std::string& addr, std::vector<server::Route> routes) {
     if (addr == "0") return true;
@@ -392,179 +455,41 @@ int RunMain(int argc, char** argv) {
   informers.Start();
   spdlog::info("draco starting: workers={} qps={} burst={} leader-elect={}", flags->workers,
                flags->kube_api_qps, flags->kube_api_burst, flags->leader_elect);
-
-  // Process state shared with the signal thread and the elector callbacks.
-  std::mutex mu;
-  std::condition_variable cv;
-  bool stop = false, lost = false, started = !flags->leader_elect;
-
+  WarmClients warm(*config, clock);
+  TermDeps deps{*flags, clock, cache, informers, metrics, wq_metrics, profile->features, identity};
+  RunState st;
   std::unique_ptr<k8s::LeaderElector> elector;
   std::thread elector_thread;
   if (flags->leader_elect) {
-    k8s::LeaderElectionConfig le;
-    le.lease_namespace = flags->leader_elect_namespace;
-    le.lease_name = flags->leader_elect_lease_name;
-    le.identity = Identity();
-    le.on_started_leading = [&] {
-      metrics.SetLeader(le.lease_name, true);
-      std::lock_guard<std::mutex> l(mu);
-      started = true;
-      cv.notify_all();
-    };
-    le.on_stopped_leading = [&] {
-      metrics.SetLeader(flags->leader_elect_lease_name, false);
-      std::lock_guard<std::mutex> l(mu);
-      if (!stop) lost = true;
-      cv.notify_all();
-    };
-    le.on_new_leader = [](const std::string& holder) {
-      spdlog::info("leader is now {}", holder.empty() ? "(none)" : holder);
-    };
-    spdlog::info("leader election: lease {}/{} as {}", le.lease_namespace, le.lease_name,
-                 le.identity);
-    metrics.SetLeader(le.lease_name, false);
-    auto e = k8s::LeaderElector::New(**lease_client, clock, le);
-    if (!e.ok()) {
-      spdlog::error("{}", e.status().message());
+    elector = StartElector(*flags, identity, **lease_client, clock, warm, metrics, st);
+    if (!elector) return 1;
+    elector_thread = std::thread([&] { ElectorLoop(*elector, st); });
+  } else {
+    auto c = warm.Take();
+    if (!c.ok()) {
+      spdlog::error("cannot build API client: {}", c.status().ToString());
       return 1;
     }
-    elector = std::move(*e);
-    elector_thread = std::thread([&] { elector->Run(); });
+    st.fence = std::make_shared<k8s::FencedClient>(*c, clock, [] {
+      return Clock::TimePoint::max();  // no election: writes are never fenced
+    });
+    st.leading = true;
   }
 
   std::thread signal_thread([&] {
     int sig = 0;
     sigwait(&sigs, &sig);
     spdlog::info("received signal {}, shutting down", sig);
-    std::lock_guard<std::mutex> l(mu);
-    stop = true;
-    cv.notify_all();
+    std::lock_guard<std::mutex> l(st.mu);
+    st.stop = true;
+    st.cv.notify_all();
   });
   signal_thread.detach();
 
-  {
-    std::unique_lock<std::mutex> l(mu);
-    cv.wait(l, [&] { return stop || started || lost; });
-  }
-  std::unique_ptr<k8s::workqueue::RateLimitingQueue> queue;
-  std::unique_ptr<reconcilers::Worker> worker;
-  std::unique_ptr<reconcilers::QueueEnqueuer> enqueuer;
-  std::unique_ptr<reconcilers::RestApiWriter> writer;
-  std::unique_ptr<reconcilers::AsyncEventRecorder> recorder;
-  std::unique_ptr<reconcilers::SnapshotAllocator> allocator;
-  std::unique_ptr<reconcilers::Controller> controller;
-  std::thread auditor;
-  bool have_controller = false;
-  {
-    std::unique_lock<std::mutex> l(mu);
-    have_controller = started && !stop && !lost;
-  }
-  if (have_controller) {
-    leading = true;
-    spdlog::info("leading: waiting for informer caches");
-    while (!informers.WaitForSync(1s)) {
-      std::lock_guard<std::mutex> l(mu);
-      if (stop || lost) break;
-    }
-  }
-  {
-    std::lock_guard<std::mutex> l(mu);
-    have_controller = have_controller && !stop && !lost;
-  }
-  if (have_controller) {
-    k8s::workqueue::QueueOptions qo;
-    qo.name = "draco";
-    qo.metrics = &wq_metrics;
-    qo.clock = &clock;
-    // Per-item exponential backoff (5 ms .. 1000 s) and an overall retry budget of 50 qps.
-    std::vector<std::unique_ptr<k8s::workqueue::RateLimiter>> limiters;
-    limiters.push_back(std::make_unique<k8s::workqueue::ItemExponentialFailureRateLimiter>(
-        k8s::workqueue::kDefaultItemBaseDelay, k8s::workqueue::kDefaultItemMaxDelay));
-    limiters.push_back(std::make_unique<k8s::workqueue::BucketRateLimiter>(50, 300, clock));
-    queue = std::make_unique<k8s::workqueue::RateLimitingQueue>(
-        qo, std::make_unique<k8s::workqueue::MaxOfRateLimiter>(std::move(limiters)));
-    enqueuer = std::make_unique<reconcilers::QueueEnqueuer>(*queue);
-    writer = std::make_unique<reconcilers::RestApiWriter>(**client);
-    recorder =
-        std::make_unique<reconcilers::AsyncEventRecorder>(**client, clock, "draco", Identity());
-    alloc::Allocator::Config ac;
-    ac.selectors = alloc::NewCelSelectorCompiler();
-    ac.timeout = 10s;
-    ac.features = profile->features;
-    allocator = std::make_unique<reconcilers::SnapshotAllocator>(cache, ac);
-    reconcilers::ControllerOptions co;
-    co.allocate = flags->allocate;
-    co.pin_node = flags->pin_allocated_node;
-    controller = std::make_unique<reconcilers::Controller>(cache, *writer, *allocator, *recorder,
-                                                           *enqueuer, clock, &metrics, co);
-    informers.SetEventSink(recorder.get());
-    informers.SetController(controller.get());
-    controller->EnqueueAll();  // full resync: repairs whatever changed while nobody led
-    worker = std::make_unique<reconcilers::Worker>(
-        *queue, [&](const reconcilers::Request& r) { return controller->Reconcile(r); }, clock,
-        &metrics);
-    worker->Run(flags->workers);
-    spdlog::info("controller running with {} workers", flags->workers);
-    auditor = std::thread([&] {
-      std::unique_lock<std::mutex> l(mu);
-      while (!stop && !lost) {
-        l.unlock();
-        controller->Audit();
-        l.lock();
-        cv.wait_for(l, 10s, [&] { return stop || lost; });
-      }
-    });
-    std::unique_lock<std::mutex> l(mu);
-    cv.wait(l, [&] { return stop || lost; });
-  }
-  bool was_lost;
-  {
-    std::lock_guard<std::mutex> l(mu);
-    was_lost = lost;
-  }
-  if (was_lost) {
-    // Another replica may already be writing: stop at once, no draining.
-    spdlog::error("leadership lost; exiting");
-    std::_Exit(1);
-  }
-  spdlog::info("stopping workers");
-  // Workers finish their current item while the API server answers. A worker still busy after
-  // kShutdownDrainGrace is stuck in retries (the API server is unreachable or refusing): cancel
-  // every request then, so that shutdown never waits out retry backoffs (minutes with a dead API
-  // server). What a cancelled write did or did not do is repaired by the next leader's resync.
-  std::mutex drain_mu;
-  std::condition_variable drain_cv;
-  bool drained = false;
-  auto cancel_requests = [&] {
-    (*client)->Cancel();
-    (*lease_client)->Cancel();
-  };
-  std::thread drain_watchdog([&] {
-    std::unique_lock<std::mutex> l(drain_mu);
-    if (!drain_cv.wait_for(l, kShutdownDrainGrace, [&] { return drained; })) {
-      spdlog::warn(
-          "still draining {} ms after the signal; cancelling API requests",
-          std::chrono::duration_cast<std::chrono::milliseconds>(kShutdownDrainGrace).count());
-      cancel_requests();
-    }
-  });
-  if (queue) queue->ShutDown();
-  if (worker) worker->Join();
-  if (auditor.joinable()) auditor.join();
-  informers.SetController(nullptr);
-  informers.SetEventSink(nullptr);
-  if (elector) {
-    elector->Stop();  // releases the lease so a peer takes over at once
-    elector_thread.join();
-  }
-  {
-    std::lock_guard<std::mutex> l(drain_mu);
-    drained = true;
-  }
-  drain_cv.notify_all();
-  drain_watchdog.join();
+  std::unique_ptr<ControllerTerm> term = RunTerms(deps, informers, st);
+  Shutdown(term.get(), flags->leader_elect, **client, st, elector.get(), elector_thread);
   // Nothing needs the API server any more; the informers' LISTs must not retry either.
-  cancel_requests();
+  (*client)->Cancel();
   informers.Stop();
   spdlog::info("stopped");
   return 0;

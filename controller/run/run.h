@@ -4,6 +4,9 @@
 //   --leader-elect[=true|false]    Lease-based leader election (default true)
 //   --leader-elect-namespace NS    namespace of the Lease (default $POD_NAMESPACE or kube-system)
 //   --leader-elect-lease-name N    Lease name (default draco)
+//   --leader-elect-lease-duration D / --leader-elect-renew-deadline D / --leader-elect-retry-period
+//   D
+//                                  election timings (default 15s / 10s / 2s)
 //   --metrics-bind-address ADDR    /metrics listener (default 127.0.0.1:8080; "0" disables)
 //   --health-probe-bind-address A  /healthz /readyz listener (default 127.0.0.1:8081; "0" off)
 //   --kube-api-qps Q / --kube-api-burst B   client rate limit (default 100 / 200)
@@ -18,12 +21,15 @@
 //   --log-format text|json         log format (default text)
 //   --webhook-*                    the admission webhook (controller/admission/webhook_flags.h)
 // Lifecycle: informers start at once (a standby replica keeps a warm cache); on becoming leader
-// the controller resyncs everything and starts the workers. SIGTERM/SIGINT: stop the workers
-// after their current item (within a 2 s grace; then API requests still retrying are cancelled),
-// release the lease, exit 0. Lost leadership: exit 1 at once (the
-// kube-controller-manager convention; the restarted process rejoins the election).
+// the controller resyncs everything and starts the workers, writing through a client fenced by
+// the renew deadline (leadership.h). SIGTERM/SIGINT: with leader election, writes stop at once
+// and the lease is released (the standby leads within a retry period or at once through its
+// lease watch), then the workers are joined; without, workers finish their current item within a
+// 2 s grace, then API requests still retrying are cancelled. Exit 0. Lost leadership: writes stop
+// at the renew deadline, the controller is torn down and the replica campaigns again (no exit).
 #pragma once
 
+#include <chrono>
 #include <optional>
 #include <string>
 
@@ -38,6 +44,10 @@ struct Flags {
   bool leader_elect = true;
   std::string leader_elect_namespace;
   std::string leader_elect_lease_name = "draco";
+  // Go duration strings on the command line ("15s"); lease > renew deadline > 1.2 x retry.
+  std::chrono::milliseconds leader_elect_lease_duration{15000};
+  std::chrono::milliseconds leader_elect_renew_deadline{10000};
+  std::chrono::milliseconds leader_elect_retry_period{2000};
   std::string metrics_bind_address = "127.0.0.1:8080";
   std::string health_probe_bind_address = "127.0.0.1:8081";
   double kube_api_qps = 100;

@@ -48,6 +48,33 @@ TEST(ParseFlagsTest, RejectsUnknownAndBadValues) {
   EXPECT_FALSE(Parse({"--kubeconfig"}).ok());
 }
 
+TEST(ParseFlagsTest, LeaderElectionTimings) {
+  using std::chrono::milliseconds;
+  auto d = Parse({});
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_EQ(d->leader_elect_lease_duration, milliseconds(15000));
+  EXPECT_EQ(d->leader_elect_renew_deadline, milliseconds(10000));
+  EXPECT_EQ(d->leader_elect_retry_period, milliseconds(2000));
+  auto f = Parse({"--leader-elect-lease-duration=1m30s", "--leader-elect-renew-deadline", "20s",
+                  "--leader-elect-retry-period=1500ms"});
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_EQ(f->leader_elect_lease_duration, milliseconds(90000));
+  EXPECT_EQ(f->leader_elect_renew_deadline, milliseconds(20000));
+  EXPECT_EQ(f->leader_elect_retry_period, milliseconds(1500));
+  auto half = Parse({"--leader-elect-retry-period=0.5s"});
+  ASSERT_TRUE(half.ok()) << half.status();
+  EXPECT_EQ(half->leader_elect_retry_period, milliseconds(500));
+  for (const char* bad : {"15", "s", "15x", "-1s", "0s", ""}) {
+    EXPECT_FALSE(Parse({std::string("--leader-elect-lease-duration=") + bad}).ok()) << bad;
+  }
+  // lease duration > renew deadline > 1.2 x retry period
+  auto order = Parse({"--leader-elect-lease-duration=10s"});
+  ASSERT_FALSE(order.ok());
+  EXPECT_NE(order.status().message().find("--leader-elect-renew-deadline"), std::string::npos);
+  EXPECT_FALSE(Parse({"--leader-elect-retry-period=9s"}).ok());
+  EXPECT_TRUE(Parse({"--leader-elect-retry-period=8s"}).ok());
+}
+
 TEST(ParseFlagsTest, HelpAndPolicyRecheckInterval) {
   auto h = Parse({"--help"});
   ASSERT_TRUE(h.ok()) << h.status();
@@ -56,7 +83,8 @@ TEST(ParseFlagsTest, HelpAndPolicyRecheckInterval) {
   for (const char* flag :
        {"--kubeconfig", "--leader-elect", "--metrics-bind-address", "--health-probe-bind-address",
         "--kube-api-qps", "--kube-api-burst", "--workers", "--allocation-policy-recheck-interval",
-        "-v ", "--log-format"}) {
+        "-v ", "--log-format", "--leader-elect-lease-duration", "--leader-elect-renew-deadline",
+        "--leader-elect-retry-period"}) {
     EXPECT_NE(u.find(flag), std::string::npos) << flag;
   }
   auto f = Parse({"--allocation-policy-recheck-interval=2"});

@@ -56,7 +56,16 @@ wait_for() {
   log "$desc ready"
 }
 
+# start_apiserver: with DRACO_AUDIT_POLICY=FILE (an audit.k8s.io/v1 Policy), kube-apiserver also
+# writes a JSON audit log to $D/logs/audit.log (blocking mode: an entry is on disk before the
+# response is sent), for tests that check from the server's side when writes landed.
 start_apiserver() {
+  local audit=()
+  if [[ -n ${DRACO_AUDIT_POLICY:-} ]]; then
+    [[ -f $DRACO_AUDIT_POLICY ]] || die "DRACO_AUDIT_POLICY: no file $DRACO_AUDIT_POLICY"
+    audit=(--audit-policy-file="$DRACO_AUDIT_POLICY" --audit-log-path="$D/logs/audit.log"
+      --audit-log-format=json --audit-log-mode=blocking --audit-log-maxsize=500)
+  fi
   start_bg kube-apiserver "$BIN/kube-apiserver" \
     --etcd-servers="http://127.0.0.1:$ETCD_PORT" \
     --bind-address=127.0.0.1 --advertise-address=127.0.0.1 --secure-port="$API_PORT" \
@@ -69,7 +78,8 @@ start_apiserver() {
     --service-cluster-ip-range=10.0.0.0/24 \
     --disable-admission-plugins=ServiceAccount,TaintNodesByCondition \
     --endpoint-reconciler-type=none --allow-privileged=true \
-    --feature-gates="$(supported_gates)" --profiling="${DRACO_APISERVER_PROFILING:-false}" --v=1
+    --feature-gates="$(supported_gates)" --profiling="${DRACO_APISERVER_PROFILING:-false}" --v=1 \
+    "${audit[@]}"
 }
 
 apiserver_ready() { curl -sf --cacert "$D/pki/ca.crt" "https://127.0.0.1:$API_PORT/readyz"; }

@@ -121,11 +121,13 @@ watch storage.k8s.io storageclasses - - -
 list storage.k8s.io csinodes - - -
 watch storage.k8s.io csinodes - - -
 create - events - team-a -
+patch - events - team-a -
 list draco.dev allocationpolicies - - -
 watch draco.dev allocationpolicies - - -
 create coordination.k8s.io leases - * -
 get coordination.k8s.io leases - * draco
 update coordination.k8s.io leases - * draco
+watch coordination.k8s.io leases - * draco
 ACTIONS
 }
 
@@ -144,7 +146,6 @@ delete - pods - team-a -
 get - nodes - - -
 get - persistentvolumeclaims - team-a -
 get storage.k8s.io storageclasses - - -
-patch - events - team-a -
 create events.k8s.io events - team-a -
 get draco.dev allocationpolicies - - -
 update - pods status team-a -

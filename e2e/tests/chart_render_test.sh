@@ -39,6 +39,9 @@ $(diff <(echo "$want") <(echo "$got"))"
 pass "defaults render the 10 expected objects"
 
 grep -q -- '- --leader-elect=true' "$tmp/default.yaml" || fail "leader election flag missing"
+for f in lease-duration=15s renew-deadline=10s retry-period=2s; do
+  grep -q -- "- --leader-elect-$f" "$tmp/default.yaml" || fail "--leader-elect-$f missing"
+done
 grep -q 'readOnlyRootFilesystem: true' "$tmp/default.yaml" || fail "read-only root missing"
 grep -q 'runAsNonRoot: true' "$tmp/default.yaml" || fail "runAsNonRoot missing"
 grep -q 'draco.dev/gated: "true"' "$tmp/default.yaml" || fail "default gating selector missing"
@@ -168,6 +171,8 @@ expect_fail() {
 }
 expect_fail "replicas>1 without leader election" "replicas=3 needs leaderElection.enabled=true" \
   --set replicas=3 --set leaderElection.enabled=false
+expect_fail "leader-election timing that is not a duration" "renewDeadline" \
+  --set leaderElection.renewDeadline=ten
 expect_fail "PDB blocking every drain" "would block every node drain" \
   --set podDisruptionBudget.enabled=true
 expect_fail "PDB with min and max" "either minAvailable or maxUnavailable" \

@@ -1,5 +1,6 @@
 #include "k8sclient/leaderelection/leader_elector.h"
 
+#include <algorithm>
 #include <ctime>
 
 #include <rapidjson/document.h>
@@ -206,10 +207,21 @@ Clock::Duration LeaderElector::Jittered(Clock::Duration d) {
   return d + std::chrono::duration_cast<Clock::Duration>(d * (0.2 * f));
 }
 
-bool LeaderElector::Sleep(Clock::Duration d) {
+bool LeaderElector::Sleep(Clock::Duration d, bool wake_on_release) {
   std::unique_lock<std::mutex> l(mu_);
-  clock_.WaitUntil(cv_, l, clock_.Now() + d, [this] { return stopped_; });
+  clock_.WaitUntil(cv_, l, clock_.Now() + d,
+                   [&] { return stopped_ || (wake_on_release && released_seen_); });
   return !stopped_;
+}
+
+Clock::TimePoint LeaderElector::ValidUntil() const {
+  return Clock::TimePoint(Clock::Duration(valid_until_.load()));
+}
+
+LeaderElector::~LeaderElector() {
+  Stop();
+  JoinAttempt();
+  StopWatch();
 }
 
 void LeaderElector::Stop() {
@@ -218,6 +230,40 @@ void LeaderElector::Stop() {
     stopped_ = true;
   }
   cv_.notify_all();
+}
+
+struct LeaderElector::AttemptState {
+  bool done = false;
+  bool ok = false;
+};
+
+void LeaderElector::JoinAttempt() {
+  if (attempt_thread_.joinable()) attempt_thread_.join();
+}
+
+LeaderElector::Outcome LeaderElector::Attempt(Clock::TimePoint deadline) {
+  JoinAttempt();  // an abandoned attempt must end before the next one starts
+  auto state = std::make_shared<AttemptState>();
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    released_seen_ = false;
+  }
+  attempt_thread_ = std::thread([this, state] {
+    bool ok = TryAcquireOrRenew();
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      state->done = true;
+      state->ok = ok;
+    }
+    cv_.notify_all();
+  });
+  std::unique_lock<std::mutex> l(mu_);
+  clock_.WaitUntil(cv_, l, deadline, [&] { return state->done || stopped_; });
+  // A success is one that ended before the deadline (WaitUntil checks once more after it).
+  if (state->done && (!state->ok || clock_.Now() < deadline)) {
+    return state->ok ? Outcome::kSucceeded : Outcome::kFailed;
+  }
+  return stopped_ ? Outcome::kStopped : Outcome::kTimedOut;
 }
 
 void LeaderElector::Release() {
@@ -235,36 +281,130 @@ void LeaderElector::Release() {
                        LeaseBody(&base, config_, rec, parsed->second));
 }
 
-void LeaderElector::Run() {
-  // Campaign.
+void LeaderElector::WatchLoop() {
+  ListOptions opts;
+  opts.field_selector = "metadata.name=" + config_.lease_name;
+  opts.timeout_seconds = 60;
   while (true) {
     {
       std::lock_guard<std::mutex> l(mu_);
-      if (stopped_) return;
+      if (watch_stop_ || stopped_) return;
     }
-    if (TryAcquireOrRenew()) break;
-    if (!Sleep(Jittered(config_.retry_period))) return;
-  }
-  leading_ = true;
-  config_.on_started_leading();
-  // Renew: each round retries every retry_period until it succeeds or renew_deadline passes
-  // since the last successful renewal.
-  auto last_renew = clock_.Now();
-  bool stopped = false;
-  while (true) {
-    if (!Sleep(config_.retry_period)) {
-      stopped = true;
-      break;
-    }
-    if (TryAcquireOrRenew()) {
-      last_renew = clock_.Now();
+    auto w = client_.Watch(kLeases, config_.lease_namespace, opts);
+    if (!w.ok()) {
+      if (w.status().code() == StatusCode::kUnimplemented) return;  // polling only
+      std::unique_lock<std::mutex> l(mu_);
+      clock_.WaitUntil(cv_, l, clock_.Now() + config_.retry_period,
+                       [this] { return watch_stop_ || stopped_; });
       continue;
     }
-    if (clock_.Now() - last_renew >= config_.renew_deadline) break;
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      if (watch_stop_ || stopped_) return;
+      watcher_ = std::move(*w);
+    }
+    while (true) {
+      auto ev = watcher_->Next();
+      if (!ev.ok() || !ev->has_value()) break;
+      const WatchEvent& e = **ev;
+      bool released = e.type == WatchEvent::Type::kDeleted;
+      if ((e.type == WatchEvent::Type::kAdded || e.type == WatchEvent::Type::kModified) &&
+          e.object != nullptr) {
+        auto rec = ParseLease(e.object->json());
+        released = rec.ok() && rec->first.holder_identity.empty();
+      }
+      if (released) {
+        {
+          std::lock_guard<std::mutex> l(mu_);
+          released_seen_ = true;
+        }
+        cv_.notify_all();
+      }
+    }
+    std::lock_guard<std::mutex> l(mu_);
+    watcher_.reset();
   }
-  leading_ = false;
-  if (stopped && config_.release_on_cancel) Release();
-  config_.on_stopped_leading();
+}
+
+void LeaderElector::StopWatch() {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    watch_stop_ = true;
+    if (watcher_) watcher_->Stop();
+  }
+  cv_.notify_all();
+  if (watch_thread_.joinable()) watch_thread_.join();
+  std::lock_guard<std::mutex> l(mu_);
+  watch_stop_ = false;
+}
+
+bool LeaderElector::Campaign() {
+  // The watch runs from the first campaign until Stop(); while leading, its events (our own
+  // renewals) change nothing.
+  if (config_.watch_lease && !watch_thread_.joinable()) {
+    watch_thread_ = std::thread([this] { WatchLoop(); });
+  }
+  while (true) {
+    const auto start = clock_.Now();
+    switch (Attempt(start + config_.renew_deadline)) {
+      case Outcome::kSucceeded:
+        valid_until_ = (start + config_.renew_deadline).time_since_epoch().count();
+        return true;
+      case Outcome::kStopped:
+        return false;
+      case Outcome::kFailed:
+      case Outcome::kTimedOut:
+        break;
+    }
+    if (!Sleep(Jittered(config_.retry_period), /*wake_on_release=*/true)) return false;
+  }
+}
+
+bool LeaderElector::Renew(Clock::TimePoint valid_until) {
+  while (true) {
+    if (!Sleep(std::min<Clock::Duration>(config_.retry_period, valid_until - clock_.Now()))) {
+      return true;
+    }
+    if (clock_.Now() >= valid_until) return false;
+    const auto start = clock_.Now();
+    switch (Attempt(valid_until)) {
+      case Outcome::kSucceeded:  // ended before the deadline
+        valid_until = start + config_.renew_deadline;
+        valid_until_ = valid_until.time_since_epoch().count();
+        break;
+      case Outcome::kStopped:
+        return true;
+      case Outcome::kTimedOut:
+        return false;  // abandoned at the deadline, whatever it does later
+      case Outcome::kFailed:
+        if (clock_.Now() >= valid_until) return false;
+        break;
+    }
+  }
+}
+
+void LeaderElector::Run() {
+  if (Campaign()) {
+    leading_ = true;
+    config_.on_started_leading();
+    const bool stopped = Renew(ValidUntil());
+    valid_until_ = Clock::TimePoint::min().time_since_epoch().count();
+    leading_ = false;
+    // Writers fenced by ValidUntil() stop now; on_stopped_leading cancels what is in flight.
+    config_.on_stopped_leading();
+    JoinAttempt();
+    if (stopped && config_.release_on_cancel) Release();
+  } else {
+    // Stopped while an acquisition was in flight: it may have succeeded after all.
+    JoinAttempt();
+    if (config_.release_on_cancel && Leader() == config_.identity) Release();
+  }
+  JoinAttempt();
+  std::unique_lock<std::mutex> l(mu_);
+  if (stopped_) {
+    l.unlock();
+    StopWatch();
+  }
 }
 
 }  // namespace draco::k8s

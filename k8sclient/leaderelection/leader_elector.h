@@ -4,20 +4,31 @@
 // Overview. Replicas compete for one Lease object. The holder renews spec.renewTime every
 // retry_period; the others poll every retry_period (+ up to 20% jitter) and take over once they
 // have seen the lease record unchanged for lease_duration, measured on their own Clock (the remote
-// renewTime is never compared with the local clock, so clock skew does not matter). A leader that
-// cannot renew within renew_deadline of its last successful renewal stops leading. Defaults are the
-// Kubernetes component defaults: 15 s / 10 s / 2 s. Validation: lease_duration > renew_deadline >
-// 1.2 * retry_period.
+// renewTime is never compared with the local clock, so clock skew does not matter). Candidates
+// also watch the Lease, so a released Lease is taken over at once instead of at the next poll.
+// Defaults are the Kubernetes component defaults: 15 s / 10 s / 2 s. Validation: lease_duration >
+// renew_deadline > 1.2 * retry_period.
+//
+// The renew deadline. A term is valid until ValidUntil(): renew_deadline after the start of the
+// last successful acquire/renew attempt (the start, not the end: the server recorded the renewal
+// no earlier, so the peers' lease_duration countdown began no earlier either). Attempts run on a
+// helper thread and the elector waits for them only until the deadline: an attempt still running
+// then is abandoned and leadership ends at the deadline, even if the attempt succeeds later (a
+// late success only updates the observed record; Run() returns and the caller campaigns again).
+// Writers fence themselves with ValidUntil() (see fenced_client.h), so a leader never writes
+// after renew_deadline, leaving lease_duration - renew_deadline for in-flight requests to settle
+// before any peer can acquire.
 //
 // Writes. GET the lease; CREATE when absent; otherwise PUT with the observed resourceVersion, so
 // two candidates racing for an expired lease cannot both win (the loser gets 409 and retries next
 // round). On Stop(), a leader with release_on_cancel clears holderIdentity so a peer takes over at
 // once instead of waiting for expiry.
 //
-// Threading. Run() blocks the calling thread for the whole election and invokes the callbacks on
-// it; callbacks must not block (start work on another thread). Stop(), IsLeader(), Leader() are
-// thread-safe and may be called from any thread. The RestClient and Clock must outlive the
-// elector. To keep a hung request from outliving renew_deadline, give the elector a RestClient
+// Threading. Run() blocks the calling thread for one campaign and the term that follows and
+// invokes the callbacks on it; callbacks must not block (start work on another thread). Run() may
+// be called again after it returned without Stop() (to campaign again after a lost term). Stop(),
+// IsLeader(), ValidUntil(), Leader() are thread-safe. The RestClient and Clock must outlive the
+// elector; give it a client of its own that nobody cancels (the release on Stop() uses it) and
 // whose per-request timeout is below renew_deadline.
 #pragma once
 
@@ -29,6 +40,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 
 #include "k8sclient/base/clock.h"
 #include "k8sclient/base/status.h"
@@ -45,11 +57,14 @@ struct LeaderElectionConfig {
   Clock::Duration renew_deadline = std::chrono::seconds(10);
   Clock::Duration retry_period = std::chrono::seconds(2);
   bool release_on_cancel = true;
+  // Watch the Lease while campaigning to notice a release at once (falls back to polling when the
+  // watch cannot be opened).
+  bool watch_lease = true;
   // Called once when this replica becomes leader.
   std::function<void()> on_started_leading;
   // Called once when leadership ends (lost or Stop()), only if it was acquired.
   std::function<void()> on_stopped_leading;
-  // Called when the observed holder changes (including to ourselves).
+  // Called when the observed holder changes (including to ourselves), from Run()'s helper thread.
   std::function<void(const std::string& holder)> on_new_leader;
 };
 
@@ -68,13 +83,18 @@ class LeaderElector {
   static StatusOr<std::unique_ptr<LeaderElector>> New(RestClient& client, Clock& clock,
                                                       LeaderElectionConfig config);
 
+  ~LeaderElector();
   // Campaigns until leadership is acquired, then renews until it is lost or Stop() is called.
   // Returns after on_stopped_leading (if leadership was acquired).
   void Run();
   // Makes Run() return promptly (releasing the lease when leading and release_on_cancel).
+  // Irreversible.
   void Stop();
 
   bool IsLeader() const { return leading_.load(); }
+  // While leading: the end of the current term's authority (renew_deadline after the start of the
+  // last successful renewal). TimePoint::min() while not leading.
+  Clock::TimePoint ValidUntil() const;
   // The last observed holder ("" if none).
   std::string Leader() const;
 
@@ -84,8 +104,20 @@ class LeaderElector {
  private:
   LeaderElector(RestClient& client, Clock& clock, LeaderElectionConfig config)
       : client_(client), clock_(clock), config_(std::move(config)) {}
-  // Sleeps up to `d` on the clock; returns false when stopped.
-  bool Sleep(Clock::Duration d);
+  struct AttemptState;
+  enum class Outcome { kSucceeded, kFailed, kTimedOut, kStopped };
+  // Runs TryAcquireOrRenew on attempt_thread_ and waits until it ends, `deadline` passes or Stop().
+  Outcome Attempt(Clock::TimePoint deadline);
+  void JoinAttempt();
+  // Campaigns; true once leading, false when stopped.
+  bool Campaign();
+  // Renews until the deadline passes (false) or Stop() (true).
+  bool Renew(Clock::TimePoint valid_until);
+  // Sleeps up to `d` on the clock; returns false when stopped. With `wake_on_release`, also
+  // returns early when the lease watch saw the lease released.
+  bool Sleep(Clock::Duration d, bool wake_on_release = false);
+  void WatchLoop();
+  void StopWatch();
   Clock::Duration Jittered(Clock::Duration d);
   void Release();
   void ObserveHolder(const std::string& holder);
@@ -97,7 +129,15 @@ class LeaderElector {
   mutable std::mutex mu_;
   std::condition_variable cv_;
   bool stopped_ = false;
+  bool released_seen_ = false;  // the lease watch saw an empty holder since the last attempt
   std::atomic<bool> leading_{false};
+  std::atomic<Clock::Duration::rep> valid_until_{
+      Clock::TimePoint::min().time_since_epoch().count()};
+  std::thread attempt_thread_;
+  std::shared_ptr<AttemptState> attempt_;
+  std::thread watch_thread_;
+  std::unique_ptr<Watcher> watcher_;  // guarded by mu_
+  bool watch_stop_ = false;
   // Last observed lease and when it last changed (local clock).
   std::optional<LeaseRecord> observed_;
   std::string observed_resource_version_;

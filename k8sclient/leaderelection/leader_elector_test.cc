@@ -1,6 +1,7 @@
 #include "k8sclient/leaderelection/leader_elector.h"
 
 #include <atomic>
+#include <condition_variable>
 #include <map>
 #include <thread>
 
@@ -29,6 +30,16 @@ class FakeLeaseClient : public RestClient {
  public:
   std::atomic<bool> fail{false};
   std::atomic<int> writes{0};
+  // While true, Update blocks (a slow request) until Unblock(); blocked_ counts waiting calls.
+  std::atomic<bool> block_updates{false};
+  std::atomic<int> blocked{0};
+  void Unblock() {
+    {
+      std::lock_guard<std::mutex> l(gate_mu_);
+      block_updates = false;
+    }
+    gate_cv_.notify_all();
+  }
 
   StatusOr<std::string> Get(const GroupVersionResource&, std::string_view ns, std::string_view name,
                             const GetOptions&) override {
@@ -59,6 +70,12 @@ class FakeLeaseClient : public RestClient {
   StatusOr<std::string> Update(const GroupVersionResource&, std::string_view ns,
                                std::string_view name, std::string_view body,
                                const UpdateOptions&) override {
+    {
+      std::unique_lock<std::mutex> g(gate_mu_);
+      ++blocked;
+      gate_cv_.wait(g, [this] { return !block_updates; });
+      --blocked;
+    }
     std::lock_guard<std::mutex> l(mu_);
     if (fail) return UnavailableError("injected");
     rapidjson::Document d;
@@ -114,6 +131,8 @@ class FakeLeaseClient : public RestClient {
     return objs_[key] = sb.GetString();
   }
   std::mutex mu_;
+  std::mutex gate_mu_;
+  std::condition_variable gate_cv_;
   std::map<std::string, std::string> objs_;
   int rv_ = 100;
 };
@@ -229,12 +248,104 @@ TEST(LeaderElectorTest, RunLosesLeadershipAfterRenewDeadlineAndReleasesOnStop) {
   std::thread t2([&] { f->Run(); });
   while (s2 == 0) {
     clock.Step(2s);
-    std::this_thread::sleep_for(2ms);
+    std::this_thread::sleep_for(10ms);
   }
   f->Stop();
   t2.join();
   EXPECT_EQ(st2, 1);
   EXPECT_EQ(client.Record("kube-system/draco").holder_identity, "");
+}
+
+// Steps the fake clock by `d` once the elector's threads are parked on it.
+void StepWhenParked(FakeClock& clock, Clock::Duration d) {
+  while (clock.Waiters() == 0) std::this_thread::yield();
+  std::this_thread::sleep_for(2ms);
+  clock.Step(d);
+  std::this_thread::sleep_for(2ms);
+}
+
+TEST(LeaderElectorTest, ValidUntilIsRenewDeadlineAfterTheLastSuccessfulAttemptStarted) {
+  FakeLeaseClient client;
+  FakeClock clock;
+  std::atomic<int> started{0}, stopped{0};
+  auto e = *LeaderElector::New(client, clock, Cfg("a", &started, &stopped));
+  EXPECT_EQ(e->ValidUntil(), Clock::TimePoint::min());
+  const auto t0 = clock.Now();
+  std::thread t([&] { e->Run(); });
+  while (started == 0) std::this_thread::yield();
+  EXPECT_EQ(e->ValidUntil(), t0 + 10s);
+  StepWhenParked(clock, 2s);  // one renewal round
+  while (e->ValidUntil() != t0 + 12s) std::this_thread::yield();
+  e->Stop();
+  t.join();
+  EXPECT_EQ(e->ValidUntil(), Clock::TimePoint::min());
+  EXPECT_EQ(stopped, 1);
+}
+
+// A renewal that is still running at the deadline is abandoned: leadership ends at the deadline
+// (measured from the last successful renewal, not from the start of the slow attempt), and the
+// attempt's later success does not bring it back.
+TEST(LeaderElectorTest, SlowButSuccessfulRenewalDoesNotExtendLeadership) {
+  FakeLeaseClient client;
+  FakeClock clock;
+  std::atomic<int> started{0}, stopped{0};
+  auto e = *LeaderElector::New(client, clock, Cfg("a", &started, &stopped));
+  const auto t0 = clock.Now();
+  std::thread t([&] { e->Run(); });
+  while (started == 0) std::this_thread::yield();
+  client.block_updates = true;
+  StepWhenParked(clock, 2s);  // the renewal at t0+2s: GET answers, the PUT hangs
+  while (client.blocked == 0) std::this_thread::yield();
+  for (int s = 2; s < 9; ++s) {
+    StepWhenParked(clock, 1s);
+    EXPECT_EQ(stopped, 0) << "at t0+" << s + 1 << "s";
+    EXPECT_TRUE(e->IsLeader());
+  }
+  StepWhenParked(clock, 1s);  // t0+10s: the deadline of the renewal at t0
+  while (stopped == 0) std::this_thread::yield();
+  EXPECT_EQ(clock.Now(), t0 + 10s);
+  EXPECT_FALSE(e->IsLeader());
+  EXPECT_EQ(e->ValidUntil(), Clock::TimePoint::min());
+  EXPECT_EQ(client.blocked, 1);  // still in flight when leadership ended
+  client.Unblock();              // ... and it succeeds now
+  t.join();
+  EXPECT_EQ(client.Record("kube-system/draco").holder_identity, "a");
+  EXPECT_FALSE(e->IsLeader());
+  EXPECT_EQ(e->ValidUntil(), Clock::TimePoint::min());
+  EXPECT_EQ(started, 1);
+  EXPECT_EQ(stopped, 1);
+
+  // Run() again: the lease is still ours, so the next campaign starts a new term at once.
+  std::thread t2([&] { e->Run(); });
+  while (started < 2) std::this_thread::yield();
+  EXPECT_TRUE(e->IsLeader());
+  EXPECT_EQ(e->ValidUntil(), clock.Now() + 10s);
+  e->Stop();
+  t2.join();
+  EXPECT_EQ(stopped, 2);
+  EXPECT_EQ(client.Record("kube-system/draco").holder_identity, "");  // released on Stop()
+}
+
+// Failed renewals are retried every retry period until the deadline; one success in time keeps
+// the term and moves the deadline.
+TEST(LeaderElectorTest, FailedRenewalsKeepLeadershipUntilTheDeadline) {
+  FakeLeaseClient client;
+  FakeClock clock;
+  std::atomic<int> started{0}, stopped{0};
+  auto e = *LeaderElector::New(client, clock, Cfg("a", &started, &stopped));
+  const auto t0 = clock.Now();
+  std::thread t([&] { e->Run(); });
+  while (started == 0) std::this_thread::yield();
+  client.fail = true;
+  for (int i = 0; i < 3; ++i) StepWhenParked(clock, 2s);  // t0+2s, 4s, 6s fail
+  EXPECT_EQ(stopped, 0);
+  EXPECT_EQ(e->ValidUntil(), t0 + 10s);
+  client.fail = false;
+  StepWhenParked(clock, 2s);  // the round at t0+8s succeeds
+  while (e->ValidUntil() != t0 + 18s) std::this_thread::yield();
+  EXPECT_TRUE(e->IsLeader());
+  e->Stop();
+  t.join();
 }
 
 TEST(LeaderElectorTest, TwoCandidatesNeverBothLead) {
@@ -246,8 +357,9 @@ TEST(LeaderElectorTest, TwoCandidatesNeverBothLead) {
   std::thread t1([&] { a->Run(); });
   std::thread t2([&] { b->Run(); });
   for (int i = 0; i < 30; ++i) {
+    // Slow enough that each renewal ends before the fake clock reaches its deadline (10 steps).
     clock.Step(1s);
-    std::this_thread::sleep_for(2ms);
+    std::this_thread::sleep_for(10ms);
     EXPECT_FALSE(a->IsLeader() && b->IsLeader());
   }
   EXPECT_EQ(sa + sb, 1);

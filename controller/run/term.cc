@@ -1,0 +1,132 @@
+#include "controller/run/term.h"
+
+#include <spdlog/spdlog.h>
+
+#include "controller/allocator/selector.h"
+#include "k8sclient/rest_client_impl.h"
+
+namespace draco::run {
+
+using namespace std::chrono_literals;
+
+ControllerTerm::ControllerTerm(const TermDeps& deps, k8s::RestClient& writes) : deps_(deps) {
+  k8s::workqueue::QueueOptions qo;
+  qo.name = "draco";
+  qo.metrics = &deps.wq_metrics;
+  qo.clock = &deps.clock;
+  // Per-item exponential backoff (5 ms .. 1000 s) and an overall retry budget of 50 qps.
+  std::vector<std::unique_ptr<k8s::workqueue::RateLimiter>> limiters;
+  limiters.push_back(std::make_unique<k8s::workqueue::ItemExponentialFailureRateLimiter>(
+      k8s::workqueue::kDefaultItemBaseDelay, k8s::workqueue::kDefaultItemMaxDelay));
+  limiters.push_back(std::make_unique<k8s::workqueue::BucketRateLimiter>(50, 300, deps.clock));
+  queue_ = std::make_unique<k8s::workqueue::RateLimitingQueue>(
+      qo, std::make_unique<k8s::workqueue::MaxOfRateLimiter>(std::move(limiters)));
+  enqueuer_ = std::make_unique<reconcilers::QueueEnqueuer>(*queue_);
+  writer_ = std::make_unique<reconcilers::RestApiWriter>(writes);
+  recorder_ =
+      std::make_unique<reconcilers::AsyncEventRecorder>(writes, deps.clock, "draco", deps.identity);
+  alloc::Allocator::Config ac;
+  ac.selectors = alloc::NewCelSelectorCompiler();
+  ac.timeout = 10s;
+  ac.features = deps.features;
+  allocator_ = std::make_unique<reconcilers::SnapshotAllocator>(deps.cache, ac);
+  reconcilers::ControllerOptions co;
+  co.allocate = deps.flags.allocate;
+  co.pin_node = deps.flags.pin_allocated_node;
+  controller_ = std::make_unique<reconcilers::Controller>(
+      deps.cache, *writer_, *allocator_, *recorder_, *enqueuer_, deps.clock, &deps.metrics, co);
+  deps.informers.SetEventSink(recorder_.get());
+  deps.informers.SetController(controller_.get());
+  controller_->EnqueueAll();  // full resync: repairs whatever changed while nobody led
+  worker_ = std::make_unique<reconcilers::Worker>(
+      *queue_, [this](const reconcilers::Request& r) { return controller_->Reconcile(r); },
+      deps.clock, &deps.metrics);
+  worker_->Run(deps.flags.workers);
+  spdlog::info("controller running with {} workers", deps.flags.workers);
+  auditor_ = std::thread([this] {
+    std::unique_lock<std::mutex> l(mu_);
+    while (!stopping_) {
+      l.unlock();
+      controller_->Audit();
+      l.lock();
+      cv_.wait_for(l, 10s, [this] { return stopping_; });
+    }
+  });
+}
+
+ControllerTerm::~ControllerTerm() { Join(); }
+
+void ControllerTerm::BeginStop() {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  queue_->ShutDown();
+}
+
+void ControllerTerm::Join() {
+  if (joined_) return;
+  joined_ = true;
+  BeginStop();
+  worker_->Join();
+  if (auditor_.joinable()) auditor_.join();
+  deps_.informers.SetController(nullptr);
+  deps_.informers.SetEventSink(nullptr);
+}
+
+WarmClients::WarmClients(k8s::RestConfig config, Clock& clock, Clock::Duration keep_alive)
+    : config_(std::move(config)), clock_(clock), keep_alive_(keep_alive) {
+  thread_ = std::thread([this] { Loop(); });
+}
+
+WarmClients::~WarmClients() {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    stop_ = true;
+    if (next_) next_->Cancel();
+  }
+  cv_.notify_all();
+  thread_.join();
+}
+
+StatusOr<std::shared_ptr<k8s::RestClient>> WarmClients::Take() {
+  std::unique_lock<std::mutex> l(mu_);
+  cv_.wait(l, [this] { return next_ != nullptr || !next_error_.ok() || stop_; });
+  if (!next_error_.ok()) return next_error_;
+  if (!next_) return CancelledError("write clients: shutting down");
+  std::shared_ptr<k8s::RestClient> c = std::move(next_);
+  next_ = nullptr;
+  cv_.notify_all();  // the loop prepares the next one
+  return c;
+}
+
+void WarmClients::Loop() {
+  std::unique_lock<std::mutex> l(mu_);
+  while (!stop_) {
+    if (!next_ && next_error_.ok()) {
+      l.unlock();
+      auto built = k8s::NewRestClient(config_, clock_);
+      l.lock();
+      if (built.ok()) {
+        next_ = std::move(*built);
+      } else {
+        next_error_ = built.status();
+      }
+      cv_.notify_all();
+      if (stop_ && next_) next_->Cancel();
+    }
+    if (next_ && !stop_) {
+      // Opens (or keeps alive) a pooled connection. Failures do not matter: the term's requests
+      // connect again themselves.
+      std::shared_ptr<k8s::RestClient> c = next_;
+      l.unlock();
+      (void)c->GetPath("/version");
+      l.lock();
+    }
+    clock_.WaitUntil(cv_, l, clock_.Now() + keep_alive_,
+                     [this] { return stop_ || (!next_ && next_error_.ok()); });
+  }
+}
+
+}  // namespace draco::run
