@@ -135,6 +135,8 @@ TEST(PlannedExtendedClaimTest, GatedPodIsPlannedPinnedAndHeldUntilSchedulerClaim
   ready.type = "Ready";
   ready.status = "True";
   n.status.conditions.push_back(ready);
+  // Every kubelet reports allocatable pods; kube-scheduler's NodeResourcesFit counts them.
+  n.status.allocatable["pods"] = *api::Quantity::Parse("110");
   cache.UpsertNode(std::make_shared<const api::Node>(n));
 
   api::Pod p;

@@ -26,6 +26,8 @@ api::Node ReadyNode(const std::string& name) {
   c.type = "Ready";
   c.status = "True";
   n.status.conditions.push_back(c);
+  // Every kubelet reports allocatable pods; kube-scheduler's NodeResourcesFit counts them.
+  n.status.allocatable["pods"] = *api::Quantity::Parse("110");
   return n;
 }
 
