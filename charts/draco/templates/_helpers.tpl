@@ -158,8 +158,8 @@ exactly the same namespaces. */}}
 {{- range $ext.resourceNames }}{{ $names = append $names . }}{{ end }}
 {{- range .Values.deviceClasses }}{{ with .extendedResourceName }}{{ $names = append $names . }}{{ end }}{{ end }}
 {{- $asks := printf "has(c.resources) && has(c.resources.requests) && c.resources.requests.exists(r, r in %s || r.startsWith(\"deviceclass.resource.kubernetes.io/\"))" ($names | uniq | toJson) }}
-{{- $expr := printf "(has(object.spec.resourceClaims) && size(object.spec.resourceClaims) > 0) || object.spec.containers.exists(c, %s) || (has(object.spec.initContainers) && object.spec.initContainers.exists(c, %s))" $asks $asks }}
-{{- $conds = replace "expression: has(object.spec.resourceClaims) && size(object.spec.resourceClaims) > 0" (printf "expression: %s" ($expr | toJson)) $conds }}
+{{- $expr := printf "expression: >-\n    (has(object.spec.resourceClaims) && size(object.spec.resourceClaims) > 0) ||\n    object.spec.containers.exists(c, %s) ||\n    (has(object.spec.initContainers) && object.spec.initContainers.exists(c, %s))" $asks $asks }}
+{{- $conds = replace "expression: has(object.spec.resourceClaims) && size(object.spec.resourceClaims) > 0" $expr $conds }}
 {{- end }}
 {{- $conds }}
 {{- end }}
