@@ -197,8 +197,9 @@ class NodePorts : public Plugin {
 class NodeResourcesFit : public Plugin {
  public:
   std::string_view Name() const override { return "NodeResourcesFit"; }
-  PreResult PreFilter(const api::Pod& pod, const ClusterIndex&) override {
+  PreResult PreFilter(const api::Pod& pod, const ClusterIndex& index) override {
     req_ = FromResourceList(PodSpecRequests(pod));
+    dra_ = index.snapshot != nullptr ? &index.snapshot->dra_extended_resources : nullptr;
     return PreResult::Ok();
   }
   Rejection Filter(const api::Pod&, const NodeInfo& n) const override {
@@ -218,8 +219,10 @@ class NodeResourcesFit : public Plugin {
       if (q <= 0) continue;
       auto at = a.scalar.find(name);
       auto ut = u.scalar.find(name);
-      int64_t avail =
-          (at == a.scalar.end() ? 0 : at->second) - (ut == u.scalar.end() ? 0 : ut->second);
+      const int64_t allocatable = at == a.scalar.end() ? 0 : at->second;
+      // upstream shouldDelegateResourceToDRA: no device plugin offers it here, a class serves it.
+      if (allocatable <= 0 && dra_ != nullptr && dra_->count(name) != 0) continue;
+      int64_t avail = allocatable - (ut == u.scalar.end() ? 0 : ut->second);
       if (q > avail) return "Insufficient " + name;
     }
     return "";
@@ -227,6 +230,7 @@ class NodeResourcesFit : public Plugin {
 
  private:
   Resources req_;
+  const std::set<std::string>* dra_ = nullptr;  // the snapshot's, valid for this evaluation
 };
 
 }  // namespace

@@ -70,6 +70,27 @@ TEST(NodePluginsTest, ResourcesCountPlacedPodsExtendedAndPodCount) {
   EXPECT_EQ(Results(*big, s), "NodeResourcesFit NodeResourcesFit NodeResourcesFit");
 }
 
+TEST(NodePluginsTest, ExtendedResourcesServedByADeviceClassAreLeftToDra) {
+  // kube-scheduler's shouldDelegateResourceToDRA: a device plugin's allocatable on the node wins;
+  // where the node offers none, a name a DeviceClass serves is DynamicResources' business.
+  Snapshot s;
+  s.nodes = {testing::Obj<api::Node>(R"({"metadata":{"name":"plugin"},"status":{"allocatable":{
+                 "cpu":"2","pods":"10","example.com/gpu":"1"}}})"),
+             testing::Obj<api::Node>(R"({"metadata":{"name":"dra"},"status":{"allocatable":{
+                 "cpu":"2","pods":"10"}}})")};
+  s.pods = {{MakePod("x", "{}", R"({"containers":[{"name":"c","resources":{"requests":{
+      "example.com/gpu":"1"}}}]})"), "plugin"}};
+  auto pod = MakePod("p", "{}", R"({"containers":[{"name":"c","resources":{"requests":{
+      "example.com/gpu":"1","deviceclass.resource.kubernetes.io/gpu.example.com":"1"}}}]})");
+  EXPECT_EQ(Results(*pod, s), "NodeResourcesFit NodeResourcesFit");  // no class serves them
+  s.dra_extended_resources = {"example.com/gpu"};
+  EXPECT_EQ(Results(*pod, s), "NodeResourcesFit NodeResourcesFit");  // the implicit name: not yet
+  s.dra_extended_resources.insert("deviceclass.resource.kubernetes.io/gpu.example.com");
+  // "plugin" offers example.com/gpu through its device plugin, which is full; "dra" leaves both
+  // names to DRA.
+  EXPECT_EQ(Results(*pod, s), "NodeResourcesFit ok");
+}
+
 TEST(NodePluginsTest, FinishedPodsAreNotPlaced) {
   Snapshot s;
   s.nodes = {MakeNode("a")};

@@ -9,6 +9,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,10 @@ struct Snapshot {
   std::map<std::string, std::shared_ptr<const api::PersistentVolumeClaim>> pvcs;    // "ns/name"
   std::map<std::string, std::shared_ptr<const api::StorageClass>> storage_classes;  // by name
   std::map<std::string, std::shared_ptr<const api::CSINode>> csi_nodes;             // by name
+  // Extended resource names a DeviceClass serves (spec.extendedResourceName and the implicit
+  // deviceclass.resource.kubernetes.io/<class>): NodeResourcesFit leaves them to DRA on nodes
+  // without device-plugin allocatable for them, as kube-scheduler does (KEP-5004).
+  std::set<std::string> dra_extended_resources;
 
   const api::PersistentVolumeClaim* FindPvc(const std::string& ns, const std::string& name) const;
   const api::PersistentVolume* FindPv(const std::string& name) const;

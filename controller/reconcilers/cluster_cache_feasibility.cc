@@ -2,6 +2,8 @@
 // snapshot kube-scheduler's filters are evaluated on.
 #include "controller/reconcilers/cluster_cache.h"
 
+#include "controller/api/extended_resource.h"
+
 namespace draco::reconcilers {
 
 void ClusterCache::UpsertPersistentVolume(std::shared_ptr<const api::PersistentVolume> pv) {
@@ -56,6 +58,10 @@ feasibility::Snapshot ClusterCache::FeasibilitySnapshot(const std::string& exclu
   feasibility::Snapshot s = storage_;
   s.nodes.reserve(nodes_.size());
   for (const auto& [name, n] : nodes_) s.nodes.push_back(n);
+  for (const auto& [name, c] : classes_) {
+    s.dra_extended_resources.insert(std::string(api::kDeviceClassResourcePrefix) + name);
+    if (!c.extended_resource_name.empty()) s.dra_extended_resources.insert(c.extended_resource_name);
+  }
   s.pods.reserve(pod_usage_.size() + nominated_.size());
   for (const auto& [key, p] : pods_) {
     if (key == exclude_pod_key || IsPodDone(*p)) continue;

@@ -254,6 +254,12 @@ Status Load(const std::vector<std::string>& paths, Inputs* in) {
       if (!st.ok()) return st.WithPrefix(where);
     }
   }
+  for (const auto& c : in->classes) {
+    in->cluster.dra_extended_resources.insert(std::string(api::kDeviceClassResourcePrefix) + c.name);
+    if (!c.extended_resource_name.empty()) {
+      in->cluster.dra_extended_resources.insert(c.extended_resource_name);
+    }
+  }
   if (in->nodes.empty()) {
     std::set<std::string> names;
     for (const auto& s : in->slices) {

@@ -65,7 +65,7 @@ apiVersion: rbac.authorization.k8s.io/v1
 kind: ClusterRole
 metadata: {name: draco-handover-sa}
 rules:
-- apiGroups: ["", resource.k8s.io, draco.dev, events.k8s.io]
+- apiGroups: ["", resource.k8s.io, draco.dev, events.k8s.io, storage.k8s.io]
   resources: ["*"]
   verbs: ["*"]
 ---
