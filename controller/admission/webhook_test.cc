@@ -29,8 +29,9 @@ WebhookOptions Options() {
   return o;
 }
 
+// Up to 15 s: a failed certificate sync is retried after 5 s, so a 5 s window raced it.
 bool Eventually(const std::function<bool()>& f) {
-  for (int i = 0; i < 200; ++i) {
+  for (int i = 0; i < 600; ++i) {
     if (f()) return true;
     std::this_thread::sleep_for(std::chrono::milliseconds(25));
   }

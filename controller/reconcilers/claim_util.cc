@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "controller/feasibility/resources.h"
+
 namespace draco::reconcilers {
 
 bool IsPodDone(const api::Pod& pod) {
@@ -123,82 +125,8 @@ api::ResourceClaimConsumerReference PodConsumer(const api::Pod& pod) {
   return r;
 }
 
-namespace {
-
-// addResourceList: acc[name] += q, exactly.
-void AddResourceList(const api::ResourceList& list, api::ResourceList& acc) {
-  for (const auto& [name, q] : list) {
-    auto [it, inserted] = acc.try_emplace(name, q);
-    if (!inserted) it->second = it->second.Add(q);
-  }
-}
-
-// maxResourceList: acc[name] = max(acc[name], q).
-void MaxResourceList(const api::ResourceList& list, api::ResourceList& acc) {
-  for (const auto& [name, q] : list) {
-    auto [it, inserted] = acc.try_emplace(name, q);
-    if (!inserted && q.Compare(it->second) > 0) it->second = q;
-  }
-}
-
-bool IsRestartableInitContainer(const api::Container& c) {
-  return c.restart_policy.has_value() && *c.restart_policy == "Always";
-}
-
-// IsSupportedPodLevelResource: cpu, memory and hugepages-*.
-bool IsSupportedPodLevelResource(std::string_view name) {
-  return name == "cpu" || name == "memory" || name.starts_with("hugepages-");
-}
-
-// IsPodLevelRequestsSet.
-bool IsPodLevelRequestsSet(const api::Pod& pod) {
-  if (!pod.spec.resources) return false;
-  if (!pod.spec.resources->requests.empty()) return true;
-  for (const auto& [name, q] : pod.spec.resources->limits) {
-    if (IsSupportedPodLevelResource(name)) return true;
-  }
-  return false;
-}
-
-}  // namespace
-
-api::ResourceList AggregateContainerRequests(const api::Pod& pod) {
-  api::ResourceList reqs;
-  for (const auto& c : pod.spec.containers) AddResourceList(c.resources.requests, reqs);
-  // While init container i runs, the restartable init containers (sidecars) before it keep
-  // running: its effective request is its own plus theirs. A sidecar's effective request is the
-  // sum of the sidecars up to and including itself; sidecars also run next to the containers.
-  api::ResourceList sidecars;
-  api::ResourceList init_max;
-  for (const auto& c : pod.spec.init_containers) {
-    if (IsRestartableInitContainer(c)) {
-      AddResourceList(c.resources.requests, reqs);
-      AddResourceList(c.resources.requests, sidecars);
-      MaxResourceList(sidecars, init_max);
-    } else {
-      api::ResourceList effective;
-      AddResourceList(c.resources.requests, effective);
-      AddResourceList(sidecars, effective);
-      MaxResourceList(effective, init_max);
-    }
-  }
-  MaxResourceList(init_max, reqs);
-  return reqs;
-}
-
-api::ResourceList PodRequestsList(const api::Pod& pod) {
-  api::ResourceList reqs = AggregateContainerRequests(pod);
-  if (IsPodLevelRequestsSet(pod)) {
-    for (const auto& [name, q] : pod.spec.resources->requests) {
-      if (IsSupportedPodLevelResource(name)) reqs[name] = q;
-    }
-  }
-  AddResourceList(pod.spec.overhead, reqs);
-  return reqs;
-}
-
 PodRequests ComputePodRequests(const api::Pod& pod) {
-  api::ResourceList reqs = PodRequestsList(pod);
+  api::ResourceList reqs = feasibility::PodSpecRequests(pod);
   PodRequests out;
   // Quantity.MilliValue() / Value(): rounded up. The conversion goes through float64, which is
   // exact for any realistic cpu/memory request.

@@ -65,21 +65,9 @@ api::ResourceClaim ClaimFromTemplate(const api::Pod& pod, const api::PodResource
 // A reservedFor entry for a pod.
 api::ResourceClaimConsumerReference PodConsumer(const api::Pod& pod);
 
-// The container part of upstream's resource.PodRequests (k8s.io/component-helpers/resource
-// AggregateContainerRequests, status resources not used): the sum of the regular containers and
-// the restartable init containers (restartPolicy "Always", sidecars), raised per resource to the
-// largest init container demand, where an init container demands its own requests plus those of
-// the sidecars declared before it (a sidecar: the sidecars up to and including itself). Exact.
-api::ResourceList AggregateContainerRequests(const api::Pod& pod);
-
-// Upstream resource.PodRequests with kube-scheduler 1.37 defaults (PodLevelResources on,
-// overhead included): AggregateContainerRequests, then the pod-level spec.resources.requests
-// replace the aggregate for the supported resources they name (cpu, memory, hugepages-*), then
-// spec.overhead is added. Requests are taken as stored; API defaulting already copied limits into
-// absent requests.
-api::ResourceList PodRequestsList(const api::Pod& pod);
-
-// PodRequestsList's "cpu" and "memory", in milli units and bytes, rounded up (0 when absent).
+// The "cpu" and "memory" of upstream's resource.PodRequests (feasibility::PodSpecRequests: the
+// one implementation kube-scheduler's NodeResourcesFit model uses too), in milli units and bytes,
+// rounded up (0 when absent).
 struct PodRequests {
   int64_t milli_cpu = 0;
   int64_t memory = 0;

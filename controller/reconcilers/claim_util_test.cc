@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "controller/feasibility/resources.h"
 #include "controller/reconcilers/reconciler.h"
 
 namespace draco::reconcilers {
@@ -103,7 +104,7 @@ TEST(ComputePodRequestsTest, SidecarsRunNextToContainersAndLaterInitContainers) 
   EXPECT_EQ(r.milli_cpu, 2500);
   // Memory: running 1Gi + 200Mi + 100Mi dominates the init phase (max 300Mi).
   EXPECT_EQ(r.memory, (1024LL + 300) << 20);
-  api::ResourceList agg = AggregateContainerRequests(p);
+  api::ResourceList agg = feasibility::PodSpecRequests(p);  // no pod-level, no overhead
   EXPECT_EQ(agg.at("cpu").ToString(), "2500m");
   EXPECT_EQ(agg.at("memory").ToString(), "1324Mi");
 }
@@ -147,7 +148,7 @@ TEST(ComputePodRequestsTest, PodLevelRequestsOverrideTheAggregateThenOverheadIsA
   r = ComputePodRequests(p);
   EXPECT_EQ(r.milli_cpu, 4250);
   EXPECT_EQ(r.memory, (1024LL + 64) << 20);
-  api::ResourceList all = PodRequestsList(p);
+  api::ResourceList all = feasibility::PodSpecRequests(p);
   EXPECT_EQ(all.count("example.com/foo"), 0u);
 
   p.spec.resources->requests["cpu"] = *api::Quantity::Parse("200m");
