@@ -59,6 +59,15 @@ wait_for() {
 # start_apiserver: with DRACO_AUDIT_POLICY=FILE (an audit.k8s.io/v1 Policy), kube-apiserver also
 # writes a JSON audit log to $D/logs/audit.log (blocking mode: an entry is on disk before the
 # response is sent), for tests that check from the server's side when writes landed.
+# runtime_config: API versions a version serves only when asked. Kubernetes 1.34 serves
+# DeviceTaintRule in resource.k8s.io/v1alpha3 only, and kube-scheduler with DRADeviceTaints on waits
+# for that informer forever when it is off (no pod is ever scheduled).
+runtime_config() {
+  case ${DRACO_K8S_VERSION:-v1.37.2} in
+    v1.34.*) echo "--runtime-config=resource.k8s.io/v1alpha3=true" ;;
+  esac
+}
+
 start_apiserver() {
   local audit=()
   if [[ -n ${DRACO_AUDIT_POLICY:-} ]]; then
@@ -79,6 +88,7 @@ start_apiserver() {
     --disable-admission-plugins=ServiceAccount,TaintNodesByCondition \
     --endpoint-reconciler-type=none --allow-privileged=true \
     --feature-gates="$(supported_gates)" --profiling="${DRACO_APISERVER_PROFILING:-false}" --v=1 \
+    $(runtime_config) \
     "${audit[@]}"
 }
 
