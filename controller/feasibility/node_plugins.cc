@@ -25,7 +25,11 @@ ClusterIndex ClusterIndex::Build(const Snapshot& snapshot) {
     if (p.pod->status.phase == "Succeeded" || p.pod->status.phase == "Failed") continue;
     NodeInfo& info = c.nodes[it->second];
     info.pods.push_back(p.pod.get());
-    info.requested.Add(FromResourceList(PlacedPodRequests(*p.pod)));
+    if (p.requests) {
+      info.requested.Add(*p.requests);
+    } else {
+      info.requested.Add(FromResourceList(PlacedPodRequests(*p.pod)));
+    }
   }
   return c;
 }

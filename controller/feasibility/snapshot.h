@@ -15,12 +15,16 @@
 
 #include "controller/api/storage_types.h"
 #include "controller/api/types.h"
+#include "controller/feasibility/resources.h"
 
 namespace draco::feasibility {
 
 struct PlacedPod {
   std::shared_ptr<const api::Pod> pod;
   std::string node;
+  // FromResourceList(PlacedPodRequests(*pod)) when the caller keeps it precomputed (the
+  // controller's cache does, per pod version); computed from `pod` when null.
+  std::shared_ptr<const Resources> requests = nullptr;
 };
 
 struct Snapshot {

@@ -1,9 +1,6 @@
 #include "controller/reconcilers/claim_util.h"
 
 #include <algorithm>
-#include <cmath>
-
-#include "controller/feasibility/resources.h"
 
 namespace draco::reconcilers {
 
@@ -123,20 +120,6 @@ api::ResourceClaimConsumerReference PodConsumer(const api::Pod& pod) {
   r.name = pod.metadata.name;
   r.uid = pod.metadata.uid;
   return r;
-}
-
-PodRequests ComputePodRequests(const api::Pod& pod) {
-  api::ResourceList reqs = feasibility::PodSpecRequests(pod);
-  PodRequests out;
-  // Quantity.MilliValue() / Value(): rounded up. The conversion goes through float64, which is
-  // exact for any realistic cpu/memory request.
-  if (auto cpu = reqs.find("cpu"); cpu != reqs.end()) {
-    out.milli_cpu = static_cast<int64_t>(std::ceil(cpu->second.AsApproximateFloat64() * 1000));
-  }
-  if (auto mem = reqs.find("memory"); mem != reqs.end()) {
-    out.memory = static_cast<int64_t>(std::ceil(mem->second.AsApproximateFloat64()));
-  }
-  return out;
 }
 
 bool SelectsOnlyNode(const std::optional<api::NodeSelector>& selector, std::string_view node) {

@@ -65,13 +65,4 @@ api::ResourceClaim ClaimFromTemplate(const api::Pod& pod, const api::PodResource
 // A reservedFor entry for a pod.
 api::ResourceClaimConsumerReference PodConsumer(const api::Pod& pod);
 
-// The "cpu" and "memory" of upstream's resource.PodRequests (feasibility::PodSpecRequests: the
-// one implementation kube-scheduler's NodeResourcesFit model uses too), in milli units and bytes,
-// rounded up (0 when absent).
-struct PodRequests {
-  int64_t milli_cpu = 0;
-  int64_t memory = 0;
-};
-PodRequests ComputePodRequests(const api::Pod& pod);
-
 }  // namespace draco::reconcilers

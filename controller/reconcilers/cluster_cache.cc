@@ -46,25 +46,7 @@ void ClusterCache::IndexPodLocked(const std::string& key, const api::Pod& p, int
       }
     }
   }
-  if (sign < 0) {
-    auto it = pod_usage_.find(key);
-    if (it != pod_usage_.end()) {
-      NodeUsage& u = node_usage_[it->second.node];
-      u.pods -= 1;
-      u.milli_cpu -= it->second.req.milli_cpu;
-      u.memory -= it->second.req.memory;
-      pod_usage_.erase(it);
-    }
-    return;
-  }
-  if (!p.spec.node_name.empty() && !IsPodDone(p)) {
-    PodContribution c{p.spec.node_name, ComputePodRequests(p)};
-    NodeUsage& u = node_usage_[c.node];
-    u.pods += 1;
-    u.milli_cpu += c.req.milli_cpu;
-    u.memory += c.req.memory;
-    pod_usage_[key] = std::move(c);
-  }
+  if (sign < 0) live_pods_.erase(key);
 }
 
 void ClusterCache::UpsertPodLocked(PodPtr pod) {
@@ -80,6 +62,11 @@ void ClusterCache::UpsertPodLocked(PodPtr pod) {
   }
   IndexPodLocked(key, *pod, +1);
   if (!pod->spec.node_name.empty() || PodReleasesClaims(*pod)) EraseNominationLocked(key);
+  if (!IsPodDone(*pod)) {
+    auto req = std::make_shared<const feasibility::Resources>(
+        feasibility::FromResourceList(feasibility::PlacedPodRequests(*pod)));
+    live_pods_[key] = LivePod{pod, std::move(req)};
+  }
   pods_[key] = std::move(pod);
 }
 
@@ -100,15 +87,9 @@ void ClusterCache::DeletePod(const std::string& ns, const std::string& name) {
   pods_.erase(it);
 }
 
-void ClusterCache::NominatePod(const std::string& pod_key, const std::string& node,
-                               PodRequests req) {
+void ClusterCache::NominatePod(const std::string& pod_key, const std::string& node) {
   std::unique_lock l(mu_);
-  EraseNominationLocked(pod_key);
-  nominated_[pod_key] = PodContribution{node, req};
-  NodeUsage& u = nominated_usage_[node];
-  u.pods += 1;
-  u.milli_cpu += req.milli_cpu;
-  u.memory += req.memory;
+  nominated_[pod_key] = node;
 }
 
 void ClusterCache::ClearNomination(const std::string& pod_key) {
@@ -116,15 +97,7 @@ void ClusterCache::ClearNomination(const std::string& pod_key) {
   EraseNominationLocked(pod_key);
 }
 
-void ClusterCache::EraseNominationLocked(const std::string& pod_key) {
-  auto it = nominated_.find(pod_key);
-  if (it == nominated_.end()) return;
-  NodeUsage& u = nominated_usage_[it->second.node];
-  u.pods -= 1;
-  u.milli_cpu -= it->second.req.milli_cpu;
-  u.memory -= it->second.req.memory;
-  nominated_.erase(it);
-}
+void ClusterCache::EraseNominationLocked(const std::string& pod_key) { nominated_.erase(pod_key); }
 
 PodPtr ClusterCache::GetPod(const std::string& ns, const std::string& name) const {
   std::shared_lock l(mu_);
@@ -149,16 +122,6 @@ std::vector<PodPtr> ClusterCache::Pods() const {
   out.reserve(pods_.size());
   for (const auto& [k, p] : pods_) out.push_back(p);
   return out;
-}
-
-NodeUsage ClusterCache::Usage(const std::string& node) const {
-  std::shared_lock l(mu_);
-  NodeUsage u = Find(node_usage_, node);
-  NodeUsage n = Find(nominated_usage_, node);
-  u.pods += n.pods;
-  u.milli_cpu += n.milli_cpu;
-  u.memory += n.memory;
-  return u;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -56,12 +56,6 @@ struct SliceEntry {
   std::shared_ptr<const alloc::ResourceSlice> model;
 };
 
-struct NodeUsage {
-  int64_t pods = 0;
-  int64_t milli_cpu = 0;
-  int64_t memory = 0;
-};
-
 struct DeviceId {
   std::string driver, pool, device;
   friend auto operator<=>(const DeviceId&, const DeviceId&) = default;
@@ -112,9 +106,9 @@ class ClusterCache {
   // version as observed (see ClaimObserved).
   void AssumeClaim(ClaimPtr claim);
   void AssumePod(PodPtr pod);
-  // The pod was released to kube-scheduler for `node`; its requests count on that node until the
-  // pod is bound (or deleted).
-  void NominatePod(const std::string& pod_key, const std::string& node, PodRequests req);
+  // The pod was released to kube-scheduler for `node`; it counts as placed there (see
+  // FeasibilitySnapshot) until it is bound, finished or deleted.
+  void NominatePod(const std::string& pod_key, const std::string& node);
   void ClearNomination(const std::string& pod_key);
 
   // ---- reads ----
@@ -133,7 +127,6 @@ class ClusterCache {
   // kube-scheduler nominated (status.nominatedNodeName), plus PVs, PVCs, StorageClasses, CSINodes
   // and Namespaces.
   feasibility::Snapshot FeasibilitySnapshot(const std::string& exclude_pod_key) const;
-  NodeUsage Usage(const std::string& node) const;
   std::vector<PodPtr> Pods() const;
   std::vector<ClaimPtr> Claims() const;
   bool HasClass(const std::string& name) const;
@@ -175,9 +168,11 @@ class ClusterCache {
     bool admin_access = false;
     bool shared = false;  // result carries a shareID (allowMultipleAllocations)
   };
-  struct PodContribution {
-    std::string node;
-    PodRequests req;
+  // A pod that is not done, with what it occupies on a node (precomputed per pod version: the
+  // snapshot is taken for every allocation and must not re-parse every pod's quantities).
+  struct LivePod {
+    PodPtr pod;
+    std::shared_ptr<const feasibility::Resources> requests;
   };
 
   bool UpsertClaimLocked(ClaimPtr claim, bool observed);
@@ -208,10 +203,8 @@ class ClusterCache {
   std::map<std::pair<std::string, std::string>, std::set<std::string>> slices_by_pool_;
   std::map<DeviceId, std::vector<DeviceUse>> allocated_;
 
-  std::unordered_map<std::string, PodContribution> pod_usage_;  // pod key -> contribution
-  std::unordered_map<std::string, PodContribution> nominated_;
-  std::unordered_map<std::string, NodeUsage> node_usage_;
-  std::unordered_map<std::string, NodeUsage> nominated_usage_;
+  std::unordered_map<std::string, LivePod> live_pods_;     // pod key -> pod not done
+  std::unordered_map<std::string, std::string> nominated_;  // pod key -> node draco released it to
 
   CacheGenerations gen_;
   std::deque<std::pair<uint64_t, ClaimPtr>> alloc_log_;

@@ -62,15 +62,16 @@ feasibility::Snapshot ClusterCache::FeasibilitySnapshot(const std::string& exclu
     s.dra_extended_resources.insert(std::string(api::kDeviceClassResourcePrefix) + name);
     if (!c.extended_resource_name.empty()) s.dra_extended_resources.insert(c.extended_resource_name);
   }
-  s.pods.reserve(pod_usage_.size() + nominated_.size());
-  for (const auto& [key, p] : pods_) {
-    if (key == exclude_pod_key || IsPodDone(*p)) continue;
-    std::string node = p->spec.node_name;
+  s.pods.reserve(live_pods_.size());
+  for (const auto& [key, live] : live_pods_) {
+    if (key == exclude_pod_key) continue;
+    const api::Pod& p = *live.pod;
+    std::string node = p.spec.node_name;
     if (node.empty()) {
       auto nom = nominated_.find(key);
-      node = nom != nominated_.end() ? nom->second.node : p->status.nominated_node_name;
+      node = nom != nominated_.end() ? nom->second : p.status.nominated_node_name;
     }
-    if (!node.empty()) s.pods.push_back({p, std::move(node)});
+    if (!node.empty()) s.pods.push_back({live.pod, std::move(node), live.requests});
   }
   return s;
 }

@@ -150,16 +150,36 @@ TEST(ClusterCacheTest, PodsByClaimAndNodeUsage) {
   p.spec.containers.push_back(c);
   cache.UpsertPod(std::make_shared<const api::Pod>(p));
   EXPECT_EQ(cache.PodsForClaim("ns", "shared").size(), 1u);
-  EXPECT_EQ(cache.Usage("node-0").pods, 0);
-  cache.NominatePod("ns/p", "node-0", ComputePodRequests(p));
-  EXPECT_EQ(cache.Usage("node-0").milli_cpu, 1000);
-  p.spec.node_name = "node-0";
+  // Placed pods as the filters see them: on the node draco nominated, then where it is bound;
+  // a finished pod occupies nothing. Requests are precomputed per pod version.
+  auto placed = [&cache]() {
+    feasibility::Snapshot s = cache.FeasibilitySnapshot("other/pod");
+    EXPECT_LE(s.pods.size(), 1u);
+    return s.pods;
+  };
+  EXPECT_TRUE(placed().empty());
+  cache.NominatePod("ns/p", "node-0");
+  ASSERT_EQ(placed().size(), 1u);
+  EXPECT_EQ(placed()[0].node, "node-0");
+  ASSERT_NE(placed()[0].requests, nullptr);
+  EXPECT_EQ(placed()[0].requests->milli_cpu, 1000);
+  EXPECT_TRUE(cache.FeasibilitySnapshot("ns/p").pods.empty());  // the pod being scheduled
+  p.spec.node_name = "node-1";
+  p.spec.containers[0].resources.requests["cpu"] = *api::Quantity::Parse("2");
   p.metadata.resource_version = "2";
   cache.UpsertPod(std::make_shared<const api::Pod>(p));
-  EXPECT_EQ(cache.Usage("node-0").pods, 1);  // bound: counted once, nomination gone
-  p.status.phase = "Succeeded";
+  ASSERT_EQ(placed().size(), 1u);  // bound: counted once, nomination gone
+  EXPECT_EQ(placed()[0].node, "node-1");
+  EXPECT_EQ(placed()[0].requests->milli_cpu, 2000);
+  p.spec.node_name = "";
+  p.metadata.resource_version = "3";
   cache.UpsertPod(std::make_shared<const api::Pod>(p));
-  EXPECT_EQ(cache.Usage("node-0").pods, 0);
+  EXPECT_TRUE(placed().empty());  // the nomination was dropped when the pod was bound
+  p.spec.node_name = "node-1";
+  p.status.phase = "Succeeded";
+  p.metadata.resource_version = "4";
+  cache.UpsertPod(std::make_shared<const api::Pod>(p));
+  EXPECT_TRUE(placed().empty());
   cache.DeletePod("ns", "p");
   EXPECT_TRUE(cache.PodsForClaim("ns", "shared").empty());
 }

@@ -398,7 +398,7 @@ StatusOr<Result> Controller::AllocateForPod(const api::Pod& pod, const PodClaims
       pin = pin && may_pin;
       if (pc.planned_extended) resp.results.pop_back();  // kube-scheduler writes that one
       for (const auto& c : to_allocate) allocating_.insert(ClaimKey(*c));
-      cache_.NominatePod(pod_key, node, ComputePodRequests(pod));
+      cache_.NominatePod(pod_key, node);
       l.unlock();
       // reservedFor is written here only for a pinned pod (see RecoverUnschedulable).
       Status st = WriteAllocations(pin ? &pod : nullptr, to_allocate, resp.results);
@@ -417,7 +417,7 @@ StatusOr<Result> Controller::AllocateForPod(const api::Pod& pod, const PodClaims
         return st;
       }
     }
-    if (planned.empty()) cache_.NominatePod(pod_key, node, ComputePodRequests(pod));
+    if (planned.empty()) cache_.NominatePod(pod_key, node);
   }
   if (to_allocate.empty()) {
     for (const auto& c : allocated)

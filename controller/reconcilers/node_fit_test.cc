@@ -35,7 +35,7 @@ TEST(FilterNodesTest, UsesKubeSchedulerFiltersOnTheCache) {
   // draco's own in-flight choice counts as placed: node-2 has 1.5 cpu of 2 taken.
   cache.UpsertPod(MakePod(R"({"metadata":{"name":"inflight","namespace":"x"},"spec":{
       "containers":[{"name":"c","resources":{"requests":{"cpu":"1500m"}}}]}})"));
-  cache.NominatePod("x/inflight", "node-2", PodRequests{1500, 0});
+  cache.NominatePod("x/inflight", "node-2");
   auto r = FilterNodes(gated.get(), cache.Nodes(), {}, cache);
   ASSERT_EQ(r.fit.size(), 1u);
   EXPECT_EQ(r.fit[0]->metadata.name, "node-3");

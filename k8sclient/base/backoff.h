@@ -35,15 +35,11 @@ class ExponentialBackoff {
   };
 
   // `clock` must outlive this object. `rand01` returns a uniform value in [0, 1); the default is a
-  // per-instance Mersenne Twister (tests inject a fixed sequence).
+  // per-thread Mersenne Twister seeded once per thread (a backoff is built for every REST call, so
+  // seeding one per instance cost a random_device read per request; tests inject a sequence).
   ExponentialBackoff(Options options, const Clock& clock, std::function<double()> rand01 = nullptr)
       : options_(options), clock_(clock), rand01_(std::move(rand01)), next_(options.initial) {
-    if (!rand01_) {
-      rand01_ = [gen = std::mt19937_64(std::random_device{}()),
-                 dist = std::uniform_real_distribution<double>(0.0, 1.0)]() mutable {
-        return dist(gen);
-      };
-    }
+    if (!rand01_) rand01_ = &ThreadRand01;
   }
 
   // Returns the delay to wait now and advances the schedule.
@@ -74,6 +70,11 @@ class ExponentialBackoff {
   }
 
  private:
+  static double ThreadRand01() {
+    thread_local std::mt19937_64 gen(std::random_device{}());
+    return std::uniform_real_distribution<double>(0.0, 1.0)(gen);
+  }
+
   Options options_;
   const Clock& clock_;
   std::function<double()> rand01_;
