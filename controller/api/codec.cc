@@ -519,13 +519,32 @@ std::string Compact(const Value& v) {
   return std::string(buf.GetString(), buf.GetSize());
 }
 
-std::string JoinPath(const std::string& path, std::string_view name) {
-  if (path.empty()) return std::string(name);
-  std::string out = path;
-  out += '.';
-  out += name;
-  return out;
-}
+// A field path, built lazily while decoding: each segment lives on the decoder's stack and points
+// to its parent; the text ("spec.devices.requests[0].name") is made only when decoding fails (a
+// string per decoded field was a large share of decoding a watch event).
+struct Path {
+  const Path* parent = nullptr;
+  std::string_view name;  // member name; unused when index >= 0
+  int64_t index = -1;     // array index
+
+  std::string Str() const {
+    std::vector<const Path*> chain;
+    for (const Path* p = this; p != nullptr && (p->parent != nullptr || !p->name.empty());
+         p = p->parent) {
+      chain.push_back(p);
+    }
+    std::string out;
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+      if ((*it)->index >= 0) {
+        out += "[" + std::to_string((*it)->index) + "]";
+      } else {
+        if (!out.empty()) out += '.';
+        out += (*it)->name;
+      }
+    }
+    return out;
+  }
+};
 
 std::string_view TrimSpace(std::string_view s) {
   constexpr std::string_view kSpace = " \t\n\v\f\r";
@@ -572,26 +591,26 @@ class Decoder {
  public:
   Status status;
 
-  void Fail(const std::string& path, std::string_view what) {
+  void Fail(const Path& path, std::string_view what) {
     if (status.ok()) {
-      status =
-          InvalidArgumentError(path.empty() ? std::string(what) : path + ": " + std::string(what));
+      std::string p = path.Str();
+      status = InvalidArgumentError(p.empty() ? std::string(what) : p + ": " + std::string(what));
     }
   }
 
-  void Decode(const Value& v, std::string& out, const std::string& path) {
+  void Decode(const Value& v, std::string& out, const Path& path) {
     if (!v.IsString()) return Fail(path, "expected string");
     out.assign(v.GetString(), v.GetStringLength());
   }
-  void Decode(const Value& v, int64_t& out, const std::string& path) {
+  void Decode(const Value& v, int64_t& out, const Path& path) {
     if (!v.IsInt64()) return Fail(path, "expected integer");
     out = v.GetInt64();
   }
-  void Decode(const Value& v, bool& out, const std::string& path) {
+  void Decode(const Value& v, bool& out, const Path& path) {
     if (!v.IsBool()) return Fail(path, "expected boolean");
     out = v.GetBool();
   }
-  void Decode(const Value& v, Quantity& out, const std::string& path) {
+  void Decode(const Value& v, Quantity& out, const Path& path) {
     std::string text;
     if (v.IsString()) {
       text = std::string(TrimSpace(std::string_view(v.GetString(), v.GetStringLength())));
@@ -604,41 +623,41 @@ class Decoder {
     if (!q.ok()) return Fail(path, q.status().message());
     out = std::move(q).value();
   }
-  void Decode(const Value& v, RawJson& out, const std::string&) { out.json = Compact(v); }
+  void Decode(const Value& v, RawJson& out, const Path&) { out.json = Compact(v); }
 
   template <class T>
-  void Decode(const Value& v, std::optional<T>& out, const std::string& path) {
+  void Decode(const Value& v, std::optional<T>& out, const Path& path) {
     out.emplace();
     Decode(v, *out, path);
   }
   template <class T>
-  void Decode(const Value& v, std::vector<T>& out, const std::string& path) {
+  void Decode(const Value& v, std::vector<T>& out, const Path& path) {
     if (!v.IsArray()) return Fail(path, "expected array");
     out.clear();
     out.reserve(v.Size());
-    size_t i = 0;
+    int64_t i = 0;
     for (const Value& e : v.GetArray()) {
       T item{};
-      Decode(e, item, path + "[" + std::to_string(i++) + "]");
+      Decode(e, item, Path{&path, {}, i++});
       if (!status.ok()) return;
       out.push_back(std::move(item));
     }
   }
   template <class T>
-  void Decode(const Value& v, std::map<std::string, T>& out, const std::string& path) {
+  void Decode(const Value& v, std::map<std::string, T>& out, const Path& path) {
     if (!v.IsObject()) return Fail(path, "expected object");
     out.clear();
     for (const auto& m : v.GetObject()) {
       std::string key(m.name.GetString(), m.name.GetStringLength());
       if (m.value.IsNull()) continue;
       T item{};
-      Decode(m.value, item, JoinPath(path, key));
+      Decode(m.value, item, Path{&path, key, -1});
       if (!status.ok()) return;
       out[key] = std::move(item);  // last duplicate wins, as in Go
     }
   }
   template <ApiStruct T>
-  void Decode(const Value& v, T& out, const std::string& path) {
+  void Decode(const Value& v, T& out, const Path& path) {
     if (!v.IsObject()) return Fail(path, "expected object");
     FieldDecoder fd{*this, v, path, {}};
     Fields(fd, out);
@@ -656,7 +675,7 @@ class Decoder {
   struct FieldDecoder {
     Decoder& d;
     const Value& obj;
-    const std::string& path;
+    const Path& path;
     std::vector<std::string_view> known;
     template <class F>
     void operator()(std::string_view name, F& field) {
@@ -670,7 +689,7 @@ class Decoder {
         }
       }
       if (found == nullptr || found->IsNull()) return;
-      d.Decode(*found, field, JoinPath(path, name));
+      d.Decode(*found, field, Path{&path, name, -1});
     }
   };
 };
@@ -801,7 +820,7 @@ template <class T>
 StatusOr<T> DecodeValue(const Value& v) {
   Decoder d;
   T out{};
-  d.Decode(v, out, "");
+  d.Decode(v, out, Path{});
   if (!d.status.ok()) return d.status;
   return out;
 }
