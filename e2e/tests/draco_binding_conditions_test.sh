@@ -17,11 +17,16 @@ NS2=draco-bindcond-timeout
 NS3=draco-bindcond-stock
 DRV=bindcond.draco.dev
 TIMEOUT=25
+# Namespaces go first, while draco still runs: it releases the claims of the deleted pods and
+# removes their delete-protection finalizers (without it the namespaces would hang).
+ns_gone() { ! kubectl get namespace $NS $NS2 $NS3 --no-headers 2>/dev/null | grep -q .; }
 cleanup() {
-  stop_all_draco
   cleanup_ns $NS
   cleanup_ns $NS2
   cleanup_ns $NS3
+  local end=$((SECONDS + 60))
+  until ns_gone || ((SECONDS > end)); do sleep 1; done
+  stop_all_draco
   k delete allocationpolicy bindcond-e2e --ignore-not-found >/dev/null 2>&1 || true
   k delete deviceclass $DRV --wait=false >/dev/null 2>&1 || true
   k delete resourceslice fabric-$DRV --wait=false >/dev/null 2>&1 || true
@@ -35,6 +40,7 @@ minor=${DRACO_K8S_VERSION#v1.}; minor=${minor%%.*}
 k get crd allocationpolicies.draco.dev >/dev/null 2>&1 \
   || k apply -f "$E2E_ROOT/../crds/draco.dev_allocationpolicies.yaml" >/dev/null
 k wait --for=condition=Established crd/allocationpolicies.draco.dev --timeout=60s >/dev/null
+eventually 120 "namespaces of an earlier run are gone" ns_gone
 k create namespace $NS >/dev/null
 k create namespace $NS2 >/dev/null
 k create namespace $NS3 >/dev/null
