@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Device binding conditions (KEP-5007; DRADeviceBindingConditions is beta and on by default from
-# 1.36, DRAResourceClaimDeviceStatus GA in 1.37) with draco on the real control plane. The test
+# 1.36, alpha before and turned on by up.sh; DRAResourceClaimDeviceStatus GA in 1.37) with draco on the real control plane. The test
 # plays the driver of fabric-attached devices (allNodes pool, bindsToNode, bindingConditions
 # [Attached], bindingFailureConditions [AttachFailed]) by writing the claim's status.devices.
 #
@@ -32,11 +32,24 @@ cleanup() {
   k delete resourceslice fabric-$DRV --wait=false >/dev/null 2>&1 || true
 }
 trap cleanup EXIT
+# Before 1.36 the gate is alpha: e2e/cluster/up.sh turns it on in the control plane (its
+# default FEATURE_GATES), and draco follows the server version's defaults unless told.
 minor=${DRACO_K8S_VERSION#v1.}; minor=${minor%%.*}
-((minor >= 36)) || {
-  echo "SKIP: device binding conditions are on by default from Kubernetes 1.36 ($DRACO_K8S_VERSION)" >&2
+((minor >= 34)) || {
+  echo "SKIP: device binding conditions need Kubernetes >= 1.34 ($DRACO_K8S_VERSION)" >&2
   exit 77
 }
+gates=()
+if ((minor < 36)); then
+  metrics=$(kubectl get --raw /metrics 2>/dev/null || true)
+  grep -q 'kubernetes_feature_enabled{name="DRADeviceBindingConditions",stage="[A-Z]*"} 1' <<<"$metrics" &&
+    grep -q 'kubernetes_feature_enabled{name="DRADeviceTaints",stage="[A-Z]*"} 1' <<<"$metrics" || {
+    echo "SKIP: DRADeviceBindingConditions or DRADeviceTaints is off in this $DRACO_K8S_VERSION control plane" >&2
+    exit 77
+  }
+  # The test's driver also taints the failed device (DRADeviceTaints: beta from 1.36 too).
+  gates=(--feature-gates=DRADeviceBindingConditions=true,DRADeviceTaints=true)
+fi
 k get crd allocationpolicies.draco.dev >/dev/null 2>&1 \
   || k apply -f "$E2E_ROOT/../crds/draco.dev_allocationpolicies.yaml" >/dev/null
 k wait --for=condition=Established crd/allocationpolicies.draco.dev --timeout=60s >/dev/null
@@ -86,7 +99,7 @@ spec:
 YAML
   slice ""
 } | k apply -f - >/dev/null
-start_draco bindcond --leader-elect=false --binding-timeout=${TIMEOUT}s
+start_draco bindcond --leader-elect=false --binding-timeout=${TIMEOUT}s "${gates[@]}"
 eventually 30 "draco is ready" draco_ready bindcond
 eventually 30 "draco applies the policy" \
   grep -q "AllocationPolicy bindcond-e2e in effect" "$DRACO_LOGS/draco-bindcond.log"
