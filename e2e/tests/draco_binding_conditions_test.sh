@@ -19,7 +19,7 @@ DRV=bindcond.draco.dev
 TIMEOUT=25
 # Namespaces go first, while draco still runs: it releases the claims of the deleted pods and
 # removes their delete-protection finalizers (without it the namespaces would hang).
-ns_gone() { ! kubectl get namespace $NS $NS2 $NS3 --no-headers 2>/dev/null | grep -q .; }
+ns_gone() { [[ -z $(kubectl get namespace $NS $NS2 $NS3 --no-headers --ignore-not-found 2>/dev/null) ]]; }
 cleanup() {
   cleanup_ns $NS
   cleanup_ns $NS2
@@ -108,9 +108,12 @@ claim_of() { k get pod -n "$1" "$2" -o jsonpath='{.status.resourceClaimStatuses[
 device_of() { k get resourceclaim -n "$1" "$2" -o jsonpath='{.status.allocation.devices.results[0].device}'; }
 stamp_of() { k get resourceclaim -n "$1" "$2" -o jsonpath='{.status.allocation.allocationTimestamp}'; }
 gated() { [[ $(k get pod -n "$1" "$2" -o jsonpath='{.spec.schedulingGates[*].name}') == draco.dev/allocation ]]; }
+# (Output captured first: with pipefail, `kubectl | grep -q` fails when grep exits early.)
 has_event() {  # NS KIND NAME REASON [TEXT]
-  k get events -n "$1" --field-selector "involvedObject.kind=$2,involvedObject.name=$3,reason=$4" \
-    -o jsonpath='{range .items[*]}{.message}{"\n"}{end}' | grep -q -- "${5:-}"
+  local msgs
+  msgs=$(k get events -n "$1" --field-selector "involvedObject.kind=$2,involvedObject.name=$3,reason=$4" \
+    -o jsonpath='{range .items[*]}{.message}{"\n"}{end}')
+  grep -q -- "${5:-}" <<<"$msgs"
 }
 # report NS CLAIM DEVICE TYPE STATUS [REASON MESSAGE]: the driver sets one device condition.
 report() {
@@ -197,7 +200,7 @@ waited=$((SECONDS - start))
 eventually 30 "draco allocated $c3 again (new allocationTimestamp)" \
   bash -c "t=\$(kubectl get resourceclaim -n $NS2 $c3 -o jsonpath='{.status.allocation.allocationTimestamp}'); [[ -n \$t && \$t != $t3 ]]"
 d3b=$(device_of $NS2 "$c3")
-echo "p3: $d3 timed out, draco chose $d3b (FirstFit: the same device when nobody tainted it)"
+echo "p3: $d3 timed out, draco chose $d3b (nobody tainted $d3: FirstFit may choose it again)"
 gated $NS2 p3 || fail "p3 lost its gate during the re-allocation"
 [[ $(draco_metric bindcond 'draco_binding_conditions_deallocations_total{reason="timeout"}') -ge 1 ]] \
   || fail "draco_binding_conditions_deallocations_total{reason=\"timeout\"} is 0"
@@ -225,8 +228,8 @@ YAML
 eventually 60 "kube-scheduler allocates p4's claim" bash -c "[[ -n \$(kubectl get resourceclaim -n $NS3 -o jsonpath='{.items[0].status.allocation.devices.results[0].device}') ]]"
 c4=$(claim_of $NS3 p4)
 d4=$(device_of $NS3 "$c4")
-k get resourceclaim -n $NS3 "$c4" -o jsonpath='{range .metadata.managedFields[*]}{.manager}{"\n"}{end}' \
-  | grep -q kube-scheduler || fail "kube-scheduler did not write p4's claim"
+managers=$(k get resourceclaim -n $NS3 "$c4" -o jsonpath='{range .metadata.managedFields[*]}{.manager}{"\n"}{end}')
+grep -q kube-scheduler <<<"$managers" || fail "kube-scheduler did not write p4's claim: $managers"
 eventually 30 "kube-scheduler waits in PreBind: Event BindingConditionsPending" \
   has_event $NS3 Pod p4 BindingConditionsPending
 slice "$d1 $d4" 3 | k apply -f - >/dev/null
