@@ -324,6 +324,22 @@ TEST_F(BindingControllerTest, ClaimReservedForAnotherConsumerIsNotTakenBack) {
             std::string::npos);
 }
 
+TEST_F(BindingControllerTest, ConflictingDeallocationIsRetriedFromFreshState) {
+  Controller ctrl{cache, writer, allocator, events, queue, clock, nullptr, Options()};
+  ASSERT_TRUE(ctrl.SyncPod("ns", "train").ok());
+  DriverReports({Cond("AttachFailed", "True")});
+  writer.fail_next.insert("conflict:status");
+  auto r = ctrl.SyncPod("ns", "train");
+  EXPECT_FALSE(r.ok());  // the worker retries with backoff
+  EXPECT_TRUE(TheClaim().status.allocation.has_value());
+  EXPECT_EQ(CountEvents("BindingConditionsFailed", "Pod"), 0);
+  EXPECT_TRUE(Gated());
+  ASSERT_TRUE(ctrl.SyncPod("ns", "train").ok());
+  EXPECT_EQ(CountEvents("BindingConditionsFailed", "Pod"), 1);
+  EXPECT_EQ(TheClaim().status.allocation->devices.results[0].device, "dev-1");
+  EXPECT_TRUE(Gated());
+}
+
 TEST_F(BindingControllerTest, DisabledReleasesAtOnce) {
   ControllerOptions o = Options();
   o.binding_conditions = false;
