@@ -108,6 +108,12 @@ ControllerMetrics::ControllerMetrics(prometheus::Registry& registry,
                     "claims draco deallocated so that they can be placed elsewhere")
               .Register(registry)
               .Add({})),
+      binding_deallocations_(prometheus::BuildCounter()
+                                 .Name("draco_binding_conditions_deallocations_total")
+                                 .Help("Claims of gated pods that draco deallocated to allocate "
+                                       "them again: a device binding condition failed or timed "
+                                       "out")
+                                 .Register(registry)),
       leader_(prometheus::BuildGauge()
                   .Name("leader_election_master_status")
                   .Help("1 while this replica holds the named lease, else 0")
@@ -127,6 +133,8 @@ ControllerMetrics::ControllerMetrics(prometheus::Registry& registry,
   }
   claim_creates_.Add({{"status", "success"}});
   claim_creates_.Add({{"status", "failure"}});
+  binding_deallocations_.Add({{"reason", "failed"}});
+  binding_deallocations_.Add({{"reason", "timeout"}});
 }
 
 void ControllerMetrics::ObserveReconcile(std::string_view controller, ReconcileResult result,
@@ -161,6 +169,10 @@ void ControllerMetrics::IncClaimCreate(bool success) {
 void ControllerMetrics::SetDoubleAllocatedDevices(double n) { double_allocated_.Set(n); }
 
 void ControllerMetrics::IncReleasedUnschedulable() { released_unschedulable_.Increment(); }
+
+void ControllerMetrics::IncBindingConditionsDeallocation(bool timeout) {
+  binding_deallocations_.Add({{"reason", timeout ? "timeout" : "failed"}}).Increment();
+}
 
 void ControllerMetrics::SetLeader(std::string_view lease_name, bool leading) {
   leader_.Add({{"name", std::string(lease_name)}}).Set(leading ? 1 : 0);

@@ -6,7 +6,8 @@
 // `draco_reconcile_errors_total`, `draco_reconcile_time_seconds`, `draco_allocation_attempts_total
 // {result}`, `draco_allocation_duration_seconds`, `draco_claim_allocation_latency_seconds`,
 // `draco_resource_claim_creates_total{status}`, `draco_double_allocated_devices`,
-// `draco_released_unschedulable_total`, `leader_election_master_status{name}`. Every series whose
+// `draco_released_unschedulable_total`, `draco_binding_conditions_deallocations_total{reason}`,
+// `leader_election_master_status{name}`. Every series whose
 // label values are known up front is created at construction with value 0, so dashboards show no
 // gaps. Inventory gauges (claims and devices per driver and pool) are produced on scrape by
 // InventoryCollector.
@@ -61,6 +62,9 @@ class ControllerMetrics {
   // A pod draco released was reported unschedulable by its scheduler and draco deallocated its
   // claims (the safety net, see Controller::RecoverUnschedulable).
   void IncReleasedUnschedulable();
+  // draco deallocated a gated pod's claim to allocate it again because a device binding
+  // condition failed (timeout=false) or did not become True in time (timeout=true).
+  void IncBindingConditionsDeallocation(bool timeout);
   void SetLeader(std::string_view lease_name, bool leading);
 
  private:
@@ -75,6 +79,7 @@ class ControllerMetrics {
   prometheus::Family<prometheus::Counter>& claim_creates_;
   prometheus::Gauge& double_allocated_;
   prometheus::Counter& released_unschedulable_;
+  prometheus::Family<prometheus::Counter>& binding_deallocations_;
   prometheus::Family<prometheus::Gauge>& leader_;
 };
 

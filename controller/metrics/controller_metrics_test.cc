@@ -38,6 +38,24 @@ TEST(ControllerMetricsTest, CountsReleasedUnschedulablePods) {
   EXPECT_NE(text.find("draco_released_unschedulable_total 2"), std::string::npos) << text;
 }
 
+TEST(ControllerMetricsTest, CountsBindingConditionDeallocationsByReason) {
+  prometheus::Registry registry;
+  ControllerMetrics m(registry, {"pod"});
+  EXPECT_NE(
+      Scrape(registry).find("draco_binding_conditions_deallocations_total{reason=\"timeout\"} 0"),
+      std::string::npos);
+  m.IncBindingConditionsDeallocation(/*timeout=*/false);
+  m.IncBindingConditionsDeallocation(/*timeout=*/false);
+  m.IncBindingConditionsDeallocation(/*timeout=*/true);
+  std::string text = Scrape(registry);
+  EXPECT_NE(text.find("draco_binding_conditions_deallocations_total{reason=\"failed\"} 2"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("draco_binding_conditions_deallocations_total{reason=\"timeout\"} 1"),
+            std::string::npos)
+      << text;
+}
+
 TEST(ControllerMetricsTest, ReconcileErrorsAreCountedTwice) {
   prometheus::Registry registry;
   ControllerMetrics m(registry, {"claim"});

@@ -342,6 +342,10 @@ StatusOr<Result> Controller::AllocateForPod(const api::Pod& pod, const PodClaims
     Park(queue_key);
     return Result{};
   }
+  if (options_.binding_conditions && to_allocate.empty()) {
+    if (auto held = HoldForBindingConditions(pod, pc)) return *held;
+    if (pc.planned_extended) ReleasePlannedExtended(pod.metadata.uid);  // planned again below
+  }
   std::vector<ClaimPtr> planned = to_allocate;  // what the allocator decides on
   if (pc.planned_extended) planned.push_back(pc.planned_extended);
   std::string node;
@@ -423,6 +427,9 @@ StatusOr<Result> Controller::AllocateForPod(const api::Pod& pod, const PodClaims
     for (const auto& c : allocated)
       pin = pin || SelectsOnlyNode(c->status.allocation->node_selector, node);
     pin = pin && may_pin;
+  }
+  if (options_.binding_conditions && !to_allocate.empty()) {
+    if (auto held = HoldForBindingConditions(pod, pc)) return *held;
   }
   if (options_.release_after_observed) {
     std::vector<ClaimPtr> current;

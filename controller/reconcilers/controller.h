@@ -27,6 +27,8 @@
 //      are deallocated (status update with resourceVersion precondition), so that the scheduler
 //      can allocate them on a node it accepts; Warning Event DeallocatedUnschedulable on the pod
 //      and draco_released_unschedulable_total.
+//   Binding conditions (binding_conditions.h): step 3 keeps the gate while a device's binding
+//   conditions are pending, and deallocates and allocates again when one fails or times out.
 //   Extended resources (KEP-5004, extended_resource.h): a gated pod's special claim is planned
 //   with its claims but written by kube-scheduler; pods are followed through their status's
 //   extendedResourceClaimStatus so the special claim is released and deleted like a generated one.
@@ -42,9 +44,11 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <deque>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -77,6 +81,12 @@ struct ControllerOptions {
   // filters one node instead of all of them. Only for pods FitCoversPod accepts; a pinned pod's
   // new claims are reserved for it in the allocation write (unpinned: left to the scheduler).
   bool pin_node = true;
+  // Device binding conditions (binding_conditions.h): a gated pod is released only once every
+  // device of its claims that has bindingConditions reports them True; a failed condition, or
+  // none True `binding_timeout` after the allocation, makes draco deallocate the claim and
+  // allocate it again. Off: the pod is released at once and kube-scheduler waits in PreBind.
+  bool binding_conditions = true;
+  std::chrono::milliseconds binding_timeout = std::chrono::seconds(600);
 };
 
 class Controller {
@@ -122,6 +132,11 @@ class Controller {
   // Step 4 of the pod sync (safety_net.cc). Acts at most once per scheduler report (condition
   // transition time + message) and pod, with an exponential delay between repeated actions.
   StatusOr<Result> RecoverUnschedulable(const api::Pod& pod, const PodClaims& claims);
+  // Binding conditions of a gated pod's allocated claims (binding_conditions.cc): nullopt when
+  // all are ready to bind (release the pod); otherwise the pass's result, after deallocating
+  // the claims whose conditions failed or timed out (the pod stays gated either way).
+  std::optional<StatusOr<Result>> HoldForBindingConditions(const api::Pod& pod,
+                                                           const PodClaims& claims);
   // True when `claim` was generated for a pod that the cache shows finished or replaced (another
   // UID under the same name). A pod missing from the cache is not "done" here.
   bool OwnerPodDone(const api::ResourceClaim& claim) const;

@@ -187,6 +187,9 @@ class FakeAllocator : public ClaimAllocator {
   std::vector<std::string> last_candidates;
   // Results without a nodeSelector (devices reachable from every node) instead of node-local.
   bool network_attached = false;
+  // Copied into every device result (devices with binding conditions).
+  std::vector<std::string> binding_conditions;
+  std::vector<std::string> binding_failure_conditions;
   AllocateResponse Allocate(const AllocateRequest& req) override {
     ++calls;
     last_candidates.clear();
@@ -206,6 +209,8 @@ class FakeAllocator : public ClaimAllocator {
       d.driver = "gpu.example.com";
       d.pool = r.node;
       d.device = "dev-" + std::to_string(next_device++);
+      d.binding_conditions = binding_conditions;
+      d.binding_failure_conditions = binding_failure_conditions;
       a.devices.results.push_back(d);
       api::NodeSelector ns;
       api::NodeSelectorTerm t;

@@ -193,6 +193,13 @@ StatusOr<Flags> ParseFlags(int argc, char** argv) {
       (name == "leader-elect-lease-duration"   ? f.leader_elect_lease_duration
        : name == "leader-elect-renew-deadline" ? f.leader_elect_renew_deadline
                                                : f.leader_elect_retry_period) = *d;
+    } else if (name == "binding-timeout") {
+      auto d = ParseDuration(v);
+      if (!d.ok()) return d.status().WithPrefix("--" + name);
+      if (*d < std::chrono::seconds(1)) {
+        return InvalidArgumentError("--binding-timeout must be at least 1s");
+      }
+      f.binding_timeout = *d;
     } else if (name == "metrics-bind-address") {
       f.metrics_bind_address = v;
     } else if (name == "health-probe-bind-address") {
@@ -297,6 +304,10 @@ std::string FlagUsage() {
   u += "  --pin-allocated-node BOOL          when an allocation is node-local, release the pod\n"
        "                                     with that node as required node affinity, so\n"
        "                                     kube-scheduler checks one node (default true)\n";
+  u += "  --binding-timeout D                how long a gated pod waits for its devices' binding\n"
+       "                                     conditions before draco allocates its claim again\n"
+       "                                     (default " +
+       secs(d.binding_timeout) + "; use kube-scheduler's bindingTimeout)\n";
   u += "  --allocation-policy-recheck-interval SECONDS\n"
        "                                     look for the AllocationPolicy CRD again while it is\n"
        "                                     not installed (default " +

@@ -56,6 +56,9 @@ struct Flags {
   int http_threads = 4;
   bool allocate = true;
   bool pin_allocated_node = true;
+  // How long a gated pod waits for its devices' binding conditions after the allocation before
+  // draco allocates again (kube-scheduler's DynamicResourcesArgs.bindingTimeout, default 10m).
+  std::chrono::milliseconds binding_timeout{600000};
   // kube-scheduler DRA gate overrides on top of the server version's defaults.
   std::string feature_gates;
   int verbosity = 0;

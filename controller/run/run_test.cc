@@ -84,7 +84,7 @@ TEST(ParseFlagsTest, HelpAndPolicyRecheckInterval) {
        {"--kubeconfig", "--leader-elect", "--metrics-bind-address", "--health-probe-bind-address",
         "--kube-api-qps", "--kube-api-burst", "--workers", "--allocation-policy-recheck-interval",
         "-v ", "--log-format", "--leader-elect-lease-duration", "--leader-elect-renew-deadline",
-        "--leader-elect-retry-period"}) {
+        "--leader-elect-retry-period", "--binding-timeout"}) {
     EXPECT_NE(u.find(flag), std::string::npos) << flag;
   }
   auto f = Parse({"--allocation-policy-recheck-interval=2"});
@@ -92,6 +92,18 @@ TEST(ParseFlagsTest, HelpAndPolicyRecheckInterval) {
   EXPECT_EQ(f->allocation_policy_recheck_seconds, 2);
   EXPECT_EQ(Parse({})->allocation_policy_recheck_seconds, 30);
   EXPECT_FALSE(Parse({"--allocation-policy-recheck-interval=0"}).ok());
+}
+
+TEST(ParseFlagsTest, BindingTimeout) {
+  EXPECT_EQ(Parse({})->binding_timeout, std::chrono::minutes(10));  // kube-scheduler's default
+  auto f = Parse({"--binding-timeout=25s"});
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_EQ(f->binding_timeout, std::chrono::seconds(25));
+  EXPECT_EQ(Parse({"--binding-timeout", "1m30s"})->binding_timeout, std::chrono::seconds(90));
+  auto short_one = Parse({"--binding-timeout=500ms"});
+  ASSERT_FALSE(short_one.ok());
+  EXPECT_NE(short_one.status().message().find("at least 1s"), std::string::npos);
+  EXPECT_FALSE(Parse({"--binding-timeout=soon"}).ok());
 }
 
 TEST(ParseFlagsTest, PinAllocatedNode) {

@@ -33,6 +33,10 @@ ControllerTerm::ControllerTerm(const TermDeps& deps, k8s::RestClient& writes) : 
   reconcilers::ControllerOptions co;
   co.allocate = deps.flags.allocate;
   co.pin_node = deps.flags.pin_allocated_node;
+  // kube-scheduler waits for binding conditions only with DRADeviceBindingConditions (its other
+  // gate, DRAResourceClaimDeviceStatus, is GA and locked on from 1.37).
+  co.binding_conditions = deps.features.device_binding;
+  co.binding_timeout = deps.flags.binding_timeout;
   controller_ = std::make_unique<reconcilers::Controller>(
       deps.cache, *writer_, *allocator_, *recorder_, *enqueuer_, deps.clock, &deps.metrics, co);
   deps.informers.SetEventSink(recorder_.get());
