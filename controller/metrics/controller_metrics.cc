@@ -12,6 +12,11 @@ constexpr AllocationResult kAllocationResults[] = {
     AllocationResult::kSuccess, AllocationResult::kUnschedulable, AllocationResult::kConflict,
     AllocationResult::kError};
 
+constexpr PendingReason kPendingReasons[] = {
+    PendingReason::kNoNodeFits,        PendingReason::kDevicesUnavailable,
+    PendingReason::kAllocationError,   PendingReason::kWriteConflict,
+    PendingReason::kClaimBeingDeleted, PendingReason::kInvalidConstraints};
+
 prometheus::ClientMetric GaugeValue(double v) {
   prometheus::ClientMetric m;
   m.gauge.value = v;
@@ -44,6 +49,24 @@ std::string_view AllocationResultName(AllocationResult r) {
       return "conflict";
     case AllocationResult::kError:
       return "error";
+  }
+  return "unknown";
+}
+
+std::string_view PendingReasonName(PendingReason r) {
+  switch (r) {
+    case PendingReason::kNoNodeFits:
+      return "no_node_fits";
+    case PendingReason::kDevicesUnavailable:
+      return "devices_unavailable";
+    case PendingReason::kAllocationError:
+      return "allocation_error";
+    case PendingReason::kWriteConflict:
+      return "write_conflict";
+    case PendingReason::kClaimBeingDeleted:
+      return "claim_being_deleted";
+    case PendingReason::kInvalidConstraints:
+      return "invalid_scheduling_constraints";
   }
   return "unknown";
 }
@@ -84,6 +107,10 @@ ControllerMetrics::ControllerMetrics(prometheus::Registry& registry,
                                .Name("draco_allocation_duration_seconds")
                                .Help("Time the allocator spent per attempt, by result")
                                .Register(registry)),
+      pending_attempts_(prometheus::BuildCounter()
+                            .Name("draco_pending_attempts_total")
+                            .Help("Allocation attempts that left a pod or claim pending, by reason")
+                            .Register(registry)),
       claim_allocation_latency_(
           prometheus::BuildHistogram()
               .Name("draco_claim_allocation_latency_seconds")
@@ -131,6 +158,9 @@ ControllerMetrics::ControllerMetrics(prometheus::Registry& registry,
     allocation_attempts_.Add({{"result", name}});
     allocation_duration_.Add({{"result", name}}, LatencyBuckets());
   }
+  for (PendingReason r : kPendingReasons) {
+    pending_attempts_.Add({{"reason", std::string(PendingReasonName(r))}});
+  }
   claim_creates_.Add({{"status", "success"}});
   claim_creates_.Add({{"status", "failure"}});
   binding_deallocations_.Add({{"reason", "failed"}});
@@ -156,6 +186,10 @@ void ControllerMetrics::ObserveAllocation(AllocationResult result, double second
   std::string name(AllocationResultName(result));
   allocation_attempts_.Add({{"result", name}}).Increment();
   allocation_duration_.Add({{"result", name}}, LatencyBuckets()).Observe(seconds);
+}
+
+void ControllerMetrics::IncPending(PendingReason reason) {
+  pending_attempts_.Add({{"reason", std::string(PendingReasonName(reason))}}).Increment();
 }
 
 void ControllerMetrics::ObserveClaimAllocationLatency(double seconds) {
@@ -191,6 +225,39 @@ std::vector<prometheus::MetricFamily> InventoryCollector::Collect() const {
       devices.metric.push_back(std::move(m));
     }
   }
+  prometheus::MetricFamily capacity;
+  capacity.name = "draco_counter_capacity";
+  capacity.help = "Shared counters a pool's ResourceSlices declare, per counter set and counter";
+  capacity.type = prometheus::MetricType::Gauge;
+  prometheus::MetricFamily used;
+  used.name = "draco_counter_used";
+  used.help = "Shared counters consumed by the devices allocated in a pool";
+  used.type = prometheus::MetricType::Gauge;
+  size_t rows = 0, dropped = 0;
+  for (const auto& p : inv.pools) {
+    for (const auto& c : p.counters) {
+      if (rows == kMaxCounterRows) {
+        ++dropped;
+        continue;
+      }
+      ++rows;
+      std::vector<prometheus::ClientMetric::Label> labels = {{"driver", p.driver},
+                                                             {"pool", p.pool},
+                                                             {"counter_set", c.counter_set},
+                                                             {"counter", c.counter}};
+      prometheus::ClientMetric cap = GaugeValue(c.capacity);
+      cap.label = labels;
+      capacity.metric.push_back(std::move(cap));
+      prometheus::ClientMetric u = GaugeValue(c.used);
+      u.label = std::move(labels);
+      used.metric.push_back(std::move(u));
+    }
+  }
+  prometheus::MetricFamily dropped_family;
+  dropped_family.name = "draco_counter_series_dropped";
+  dropped_family.help = "Counter rows left out of draco_counter_capacity/used (cardinality bound)";
+  dropped_family.type = prometheus::MetricType::Gauge;
+  dropped_family.metric.push_back(GaugeValue(static_cast<double>(dropped)));
   prometheus::MetricFamily claims;
   claims.name = "draco_resource_claims";
   claims.help = "ResourceClaims in the cache by allocation state and source";
@@ -208,7 +275,13 @@ std::vector<prometheus::MetricFamily> InventoryCollector::Collect() const {
     m.label = {{"allocated", r.allocated}, {"source", r.source}};
     claims.metric.push_back(std::move(m));
   }
-  return {std::move(devices), std::move(claims)};
+  std::vector<prometheus::MetricFamily> out;
+  out.push_back(std::move(devices));
+  out.push_back(std::move(capacity));
+  out.push_back(std::move(used));
+  out.push_back(std::move(dropped_family));
+  out.push_back(std::move(claims));
+  return out;
 }
 
 }  // namespace draco::metrics

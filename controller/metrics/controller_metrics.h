@@ -46,6 +46,18 @@ enum class AllocationResult {
 };
 std::string_view AllocationResultName(AllocationResult r);
 
+// Why an allocation attempt left a pod or claim pending (the "why pending" series). A fixed set:
+// the label's cardinality is the number of enumerators.
+enum class PendingReason {
+  kNoNodeFits,          // no node passes the pod's node constraints and allocated claims
+  kDevicesUnavailable,  // nodes fit, but no set of free devices satisfies the claims
+  kAllocationError,     // fatal input (bad CEL, missing DeviceClass)
+  kWriteConflict,       // the allocation lost an optimistic-concurrency race
+  kClaimBeingDeleted,   // a claim of the pod is being deleted
+  kInvalidConstraints,  // the pod's scheduling constraints are invalid
+};
+std::string_view PendingReasonName(PendingReason r);
+
 class ControllerMetrics {
  public:
   // `controllers` are the controller names pre-initialised in the reconcile series.
@@ -55,6 +67,8 @@ class ControllerMetrics {
   void IncReconcilePanic(std::string_view controller);
   // Allocator run (compute) time and outcome.
   void ObserveAllocation(AllocationResult result, double seconds);
+  // An attempt that left a pod or claim pending: draco_pending_attempts_total{reason}.
+  void IncPending(PendingReason reason);
   // Time from the claim's creation to its allocation being written.
   void ObserveClaimAllocationLatency(double seconds);
   void IncClaimCreate(bool success);
@@ -75,6 +89,7 @@ class ControllerMetrics {
   prometheus::Family<prometheus::Histogram>& reconcile_time_;
   prometheus::Family<prometheus::Counter>& allocation_attempts_;
   prometheus::Family<prometheus::Histogram>& allocation_duration_;
+  prometheus::Family<prometheus::Counter>& pending_attempts_;
   prometheus::Histogram& claim_allocation_latency_;
   prometheus::Family<prometheus::Counter>& claim_creates_;
   prometheus::Gauge& double_allocated_;
@@ -83,13 +98,29 @@ class ControllerMetrics {
   prometheus::Family<prometheus::Gauge>& leader_;
 };
 
+// Use of one shared counter of a pool: the sum of `capacity` over the pool's counter sets of that
+// name, and what the devices allocated in the pool consume of it (admin-access uses consume
+// nothing; a device shared by several claims consumes once). Values are Quantity values as floats.
+struct CounterInventory {
+  std::string counter_set;
+  std::string counter;
+  double capacity = 0;
+  double used = 0;
+};
+
 // One row of the device inventory: devices of one (driver, pool).
 struct PoolInventory {
   std::string driver;
   std::string pool;
   int64_t allocated = 0;
   int64_t free = 0;
+  std::vector<CounterInventory> counters;
 };
+
+// Upper bound on the counter rows exported per scrape (each row is two series). ResourceSlice
+// validation bounds a pool's counters (8 counter sets x 32 counters per slice); this bounds the
+// whole cluster. Rows beyond it are counted in draco_counter_series_dropped.
+inline constexpr size_t kMaxCounterRows = 2048;
 
 // Snapshot produced on every scrape.
 struct Inventory {
@@ -102,10 +133,15 @@ struct Inventory {
 };
 
 // A Collectable that calls `snapshot` on each scrape and exports
-//   draco_devices{driver,pool,state="allocated"|"free"} and
+//   draco_devices{driver,pool,state="allocated"|"free"},
+//   draco_counter_capacity{driver,pool,counter_set,counter},
+//   draco_counter_used{driver,pool,counter_set,counter},
+//   draco_counter_series_dropped and
 //   draco_resource_claims{allocated="true"|"false",source}.
-// Cardinality: one series per pool and state (pools are per node for node-local drivers) and four
-// claim series. `snapshot` is called on the scraping thread and must be thread-safe.
+// Cardinality: two device series per pool (pools are per node for node-local drivers), two series
+// per counter of a pool's counter sets, at most kMaxCounterRows counter rows in all (the rest are
+// dropped and counted), and four claim series. `snapshot` is called on the scraping thread and
+// must be thread-safe.
 class InventoryCollector : public prometheus::Collectable {
  public:
   explicit InventoryCollector(std::function<Inventory()> snapshot)

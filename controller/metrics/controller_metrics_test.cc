@@ -77,7 +77,7 @@ TEST(ControllerMetricsTest, ReconcileErrorsAreCountedTwice) {
 TEST(InventoryCollectorTest, ExportsPoolsAndClaimsFromSnapshot) {
   InventoryCollector c([] {
     Inventory inv;
-    inv.pools.push_back({"gpu.example.com", "node-0", 3, 5});
+    inv.pools.push_back({"gpu.example.com", "node-0", 3, 5, {{"gpu-0", "memory", 80, 20}}});
     inv.claims_allocated_template = 7;
     return inv;
   });
@@ -89,6 +89,46 @@ TEST(InventoryCollectorTest, ExportsPoolsAndClaimsFromSnapshot) {
       text.find("draco_resource_claims{allocated=\"true\",source=\"resource_claim_template\"} 7"),
       std::string::npos);
   EXPECT_NE(text.find("draco_resource_claims{allocated=\"false\",source=\"\"} 0"),
+            std::string::npos);
+  EXPECT_NE(text.find("draco_counter_capacity{driver=\"gpu.example.com\",pool=\"node-0\","
+                      "counter_set=\"gpu-0\",counter=\"memory\"} 80"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("draco_counter_used{driver=\"gpu.example.com\",pool=\"node-0\","
+                      "counter_set=\"gpu-0\",counter=\"memory\"} 20"),
+            std::string::npos);
+  EXPECT_NE(text.find("draco_counter_series_dropped 0"), std::string::npos);
+}
+
+TEST(InventoryCollectorTest, BoundsCounterSeries) {
+  InventoryCollector c([] {
+    Inventory inv;
+    PoolInventory p{"drv", "p", 0, 0, {}};
+    for (size_t i = 0; i < kMaxCounterRows + 5; ++i) {
+      p.counters.push_back({"set", "c" + std::to_string(i), 1, 0});
+    }
+    inv.pools.push_back(p);
+    return inv;
+  });
+  auto families = c.Collect();
+  size_t capacity_series = 0;
+  for (const auto& f : families) {
+    if (f.name == "draco_counter_capacity") capacity_series = f.metric.size();
+  }
+  EXPECT_EQ(capacity_series, kMaxCounterRows);
+  EXPECT_NE(Scrape(c).find("draco_counter_series_dropped 5"), std::string::npos);
+}
+
+TEST(ControllerMetricsTest, CountsPendingAttemptsByReason) {
+  prometheus::Registry registry;
+  ControllerMetrics m(registry, {});
+  m.IncPending(PendingReason::kDevicesUnavailable);
+  m.IncPending(PendingReason::kDevicesUnavailable);
+  std::string text = Scrape(registry);
+  EXPECT_NE(text.find("draco_pending_attempts_total{reason=\"devices_unavailable\"} 2"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("draco_pending_attempts_total{reason=\"no_node_fits\"} 0"),
             std::string::npos);
 }
 

@@ -474,6 +474,50 @@ CacheGenerations ClusterCache::Generations() const {
   return gen_;
 }
 
+std::vector<metrics::CounterInventory> ClusterCache::PoolCountersLocked(
+    const std::string& driver, const std::string& pool, const std::set<std::string>& names) const {
+  // (counter set, counter) -> row; the declarations and consumptions may sit in different slices
+  // of the pool.
+  std::map<std::pair<std::string, std::string>, metrics::CounterInventory> rows;
+  auto row = [&rows](const std::string& set, const std::string& counter) -> auto& {
+    auto& r = rows[{set, counter}];
+    r.counter_set = set;
+    r.counter = counter;
+    return r;
+  };
+  auto as_double = [](const alloc::Qty& q) { return static_cast<double>(q.nanos) / 1e9; };
+  for (const auto& n : names) {
+    auto it = slices_.find(n);
+    if (it == slices_.end() || !it->second.model) continue;
+    for (const auto& cs : it->second.model->shared_counters) {
+      for (const auto& [counter, q] : cs.counters) row(cs.name, counter).capacity += as_double(q);
+    }
+  }
+  if (rows.empty()) return {};
+  for (const auto& n : names) {
+    auto it = slices_.find(n);
+    if (it == slices_.end() || !it->second.model) continue;
+    for (const auto& d : it->second.model->devices) {
+      if (d.consumes_counters.empty()) continue;
+      auto a = allocated_.find(DeviceId{driver, pool, d.name});
+      if (a == allocated_.end()) continue;
+      bool consumes = false;  // admin access does not consume counters
+      for (const auto& u : a->second) consumes = consumes || !u.admin_access;
+      if (!consumes) continue;
+      for (const auto& cc : d.consumes_counters) {
+        for (const auto& [counter, q] : cc.counters) {
+          auto r = rows.find({cc.counter_set, counter});
+          if (r != rows.end()) r->second.used += as_double(q);
+        }
+      }
+    }
+  }
+  std::vector<metrics::CounterInventory> out;
+  out.reserve(rows.size());
+  for (auto& [k, r] : rows) out.push_back(std::move(r));
+  return out;
+}
+
 metrics::Inventory ClusterCache::Inventory() const {
   std::shared_lock l(mu_);
   metrics::Inventory inv;
@@ -488,7 +532,8 @@ metrics::Inventory ClusterCache::Inventory() const {
     int64_t used = 0;
     auto a = used_per_pool.find(pk);
     if (a != used_per_pool.end()) used = a->second;
-    inv.pools.push_back({pk.first, pk.second, used, std::max<int64_t>(0, total - used)});
+    inv.pools.push_back({pk.first, pk.second, used, std::max<int64_t>(0, total - used), {}});
+    inv.pools.back().counters = PoolCountersLocked(pk.first, pk.second, names);
   }
   for (const auto& [k, c] : claims_) {
     bool generated = c->metadata.annotations.count(std::string(kPodClaimNameAnnotation)) > 0;

@@ -180,6 +180,9 @@ class ClusterCache {
   void IndexPodLocked(const std::string& key, const api::Pod& p, int sign);
   void UpsertPodLocked(PodPtr pod);
   void EraseNominationLocked(const std::string& pod_key);
+  // Counter capacity and use of one pool made of the slices `names` (for Inventory).
+  std::vector<metrics::CounterInventory> PoolCountersLocked(
+      const std::string& driver, const std::string& pool, const std::set<std::string>& names) const;
 
   mutable std::shared_mutex mu_;
   std::unordered_map<std::string, PodPtr> pods_;

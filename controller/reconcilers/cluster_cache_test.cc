@@ -214,6 +214,43 @@ TEST(ClusterCacheTest, InventoryCountsPoolsAndClaims) {
   EXPECT_EQ(inv.claims_allocated_template, 1);
 }
 
+// Counters may be declared in one slice of a pool and consumed by devices of another (v1
+// partitionable devices); a device shared by two claims consumes once.
+TEST(ClusterCacheTest, InventoryCountsCounterUsePerPool) {
+  ClusterCache cache;
+  auto qty = [](const char* v) { return *alloc::Qty::Parse(v); };
+  auto counters = std::make_shared<alloc::ResourceSlice>();
+  counters->driver = "drv";
+  counters->pool = "node-0";
+  counters->shared_counters.push_back({"gpu-0", {{"memory", qty("80Gi")}, {"sm", qty("100")}}});
+  SliceEntry s{"counters", "drv", "node-0", "node-0", 0, counters};
+  cache.UpsertSlice(s);
+  auto parts = std::make_shared<alloc::ResourceSlice>();
+  parts->driver = "drv";
+  parts->pool = "node-0";
+  for (const char* d : {"d0", "d1", "d2"}) {
+    alloc::Device dev;
+    dev.name = d;
+    dev.consumes_counters.push_back({"gpu-0", {{"memory", qty("20Gi")}, {"sm", qty("30")}}, {}});
+    parts->devices.push_back(dev);
+  }
+  cache.UpsertSlice(SliceEntry{"parts", "drv", "node-0", "node-0", 3, parts});
+  cache.UpsertClaim(Claim("a", "1", {"d0", "d1"}, true));
+  cache.UpsertClaim(Claim("b", "2", {"d1"}, true));
+  auto inv = cache.Inventory();
+  ASSERT_EQ(inv.pools.size(), 1u);
+  EXPECT_EQ(inv.pools[0].allocated, 2);
+  EXPECT_EQ(inv.pools[0].free, 1);
+  ASSERT_EQ(inv.pools[0].counters.size(), 2u);
+  const auto& mem = inv.pools[0].counters[0];
+  EXPECT_EQ(mem.counter_set, "gpu-0");
+  EXPECT_EQ(mem.counter, "memory");
+  EXPECT_DOUBLE_EQ(mem.capacity, 80.0 * (1 << 30));
+  EXPECT_DOUBLE_EQ(mem.used, 40.0 * (1 << 30));
+  EXPECT_EQ(inv.pools[0].counters[1].counter, "sm");
+  EXPECT_DOUBLE_EQ(inv.pools[0].counters[1].used, 60);
+}
+
 TEST(ResourceVersionTest, IntegerOrdering) {
   EXPECT_TRUE(ResourceVersionOlder("9", "10"));
   EXPECT_FALSE(ResourceVersionOlder("10", "9"));

@@ -331,6 +331,7 @@ StatusOr<Result> Controller::AllocateForPod(const api::Pod& pod, const PodClaims
     if (c->metadata.deletion_timestamp) {
       ReportFailure(&pod, {c}, "ClaimBeingDeleted",
                     "ResourceClaim " + c->metadata.name + " is being deleted");
+      if (metrics_) metrics_->IncPending(metrics::PendingReason::kClaimBeingDeleted);
       return Result{};
     }
     (c->status.allocation ? allocated : to_allocate).push_back(c);
@@ -339,6 +340,7 @@ StatusOr<Result> Controller::AllocateForPod(const api::Pod& pod, const PodClaims
     // kube-scheduler would fail this pod in PreFilter; it stays gated until it is fixed.
     events_.Record(PodTarget(pod), "Warning", "InvalidSchedulingConstraints",
                    "cannot choose a node for the pod: " + v.message());
+    if (metrics_) metrics_->IncPending(metrics::PendingReason::kInvalidConstraints);
     Park(queue_key);
     return Result{};
   }
@@ -369,7 +371,10 @@ StatusOr<Result> Controller::AllocateForPod(const api::Pod& pod, const PodClaims
       }
       if (shown > 0) msg += ")";
       ReportFailure(&pod, to_allocate, "FailedAllocation", msg);
-      if (metrics_) metrics_->ObserveAllocation(metrics::AllocationResult::kUnschedulable, 0);
+      if (metrics_) {
+        metrics_->ObserveAllocation(metrics::AllocationResult::kUnschedulable, 0);
+        metrics_->IncPending(metrics::PendingReason::kNoNodeFits);
+      }
       Park(queue_key);
       return Result{};
     }
@@ -387,6 +392,8 @@ StatusOr<Result> Controller::AllocateForPod(const api::Pod& pod, const PodClaims
           metrics_->ObserveAllocation(
               fatal ? metrics::AllocationResult::kError : metrics::AllocationResult::kUnschedulable,
               secs);
+          metrics_->IncPending(fatal ? metrics::PendingReason::kAllocationError
+                                     : metrics::PendingReason::kDevicesUnavailable);
         }
         std::string msg =
             (fatal ? "cannot allocate devices: " : "no node has the devices: ") + resp.message;
@@ -417,6 +424,7 @@ StatusOr<Result> Controller::AllocateForPod(const api::Pod& pod, const PodClaims
         cache_.ClearNomination(pod_key);
         if (metrics_ && k8s::IsConflict(st)) {
           metrics_->ObserveAllocation(metrics::AllocationResult::kConflict, 0);
+          metrics_->IncPending(metrics::PendingReason::kWriteConflict);
         }
         return st;
       }
@@ -505,6 +513,8 @@ StatusOr<Result> Controller::AllocateStandalone(const api::ResourceClaim& claim)
       metrics_->ObserveAllocation(
           fatal ? metrics::AllocationResult::kError : metrics::AllocationResult::kUnschedulable,
           secs);
+      metrics_->IncPending(fatal ? metrics::PendingReason::kAllocationError
+                                 : metrics::PendingReason::kDevicesUnavailable);
     }
     ReportFailure(
         nullptr, {self}, fatal ? "AllocationError" : "FailedAllocation",

@@ -20,6 +20,7 @@
 #include "controller/api/codec.h"
 #include "controller/feasibility/feasibility.h"
 #include "controller/simulate/extended_resources.h"
+#include "controller/simulate/workloads.h"
 
 namespace draco::simulate {
 namespace {
@@ -56,6 +57,10 @@ struct Inputs {
   // kube-scheduler's view: api Nodes in input order, pods placed so far (spec.nodeName, then the
   // nodes simulate chose), PVs, PVCs, StorageClasses, CSINodes, Namespaces.
   feasibility::Snapshot cluster;
+  // "Deployment ns/name: 2 pods" per expanded workload; "Kind/name" per object of a kind
+  // simulate does not know (listed in the output, never skipped silently).
+  std::vector<std::string> workloads;
+  std::vector<std::string> ignored;
 };
 
 // A Node without status.allocatable (typical of hand-written simulate inputs) is not resource
@@ -80,8 +85,10 @@ Status DecodeInto(const std::string& json, std::shared_ptr<const T>* out) {
   return OkStatus();
 }
 
-// PersistentVolumes, PersistentVolumeClaims, StorageClasses, CSINodes, Namespaces.
-Status LoadStorage(const api::Manifest& m, feasibility::Snapshot* c) {
+// PersistentVolumes, PersistentVolumeClaims, StorageClasses, CSINodes, Namespaces; objects of
+// other kinds are listed in `ignored`.
+Status LoadStorage(const api::Manifest& m, feasibility::Snapshot* c,
+                   std::vector<std::string>* ignored) {
   if (m.kind == "PersistentVolume") {
     std::shared_ptr<const api::PersistentVolume> o;
     if (Status s = DecodeInto(m.raw_json, &o); !s.ok()) return s;
@@ -103,6 +110,15 @@ Status LoadStorage(const api::Manifest& m, feasibility::Snapshot* c) {
     std::shared_ptr<const api::Namespace> o;
     if (Status s = DecodeInto(m.raw_json, &o); !s.ok()) return s;
     c->namespaces[o->metadata.name] = o;
+  } else {
+    rapidjson::Document doc;
+    doc.Parse(m.raw_json.c_str());
+    std::string name;
+    if (doc.IsObject() && doc.HasMember("metadata") && doc["metadata"].IsObject() &&
+        doc["metadata"].HasMember("name") && doc["metadata"]["name"].IsString()) {
+      name = doc["metadata"]["name"].GetString();
+    }
+    ignored->push_back(m.kind + "/" + name);
   }
   return OkStatus();
 }
@@ -182,6 +198,51 @@ void Add(StatusOr<T> v, std::vector<T>& out, Status& st) {
   }
 }
 
+// A Pod manifest (`doc` parsed from `raw_json`) in both models simulate uses.
+Status AddPod(const rapidjson::Value& doc, const std::string& raw_json, Inputs* in) {
+  auto v = DecodePod(doc);
+  if (!v.ok()) return v.status();
+  auto a = api::Decode<api::Pod>(raw_json);
+  if (!a.ok()) return a.status();
+  if (a->metadata.namespace_.empty()) a->metadata.namespace_ = "default";
+  v->api = std::make_shared<const api::Pod>(std::move(*a));
+  if (!v->node_name.empty()) in->cluster.pods.push_back({v->api, v->node_name});
+  in->pods.push_back(std::move(v).value());
+  return OkStatus();
+}
+
+// The pods a workload's controllers would create (see workloads.h), added as Pods.
+Status AddWorkload(const rapidjson::Value& doc, Inputs* in) {
+  auto pods = ExpandWorkload(doc);
+  if (!pods.ok()) return pods.status();
+  for (const auto& raw : *pods) {
+    rapidjson::Document pod;
+    pod.Parse(raw.c_str());
+    if (Status s = AddPod(pod, raw, in); !s.ok()) return s;
+  }
+  std::string ns = "default", name;
+  if (const auto md = doc.FindMember("metadata"); md != doc.MemberEnd()) {
+    if (auto n = md->value.FindMember("namespace");
+        n != md->value.MemberEnd() && n->value.IsString()) {
+      ns = n->value.GetString();
+    }
+    name = md->value["name"].GetString();  // ExpandWorkload checked it
+  }
+  in->workloads.push_back(std::string(doc["kind"].GetString()) + " " + ns + "/" + name + ": " +
+                          std::to_string(pods->size()) + " pods");
+  return OkStatus();
+}
+
+// "ignored: 2 objects of unknown kinds: Service/foo, ConfigMap/bar" ("" when none).
+std::string IgnoredLine(const Inputs& in) {
+  if (in.ignored.empty()) return "";
+  std::string line =
+      "ignored: " + std::to_string(in.ignored.size()) +
+      (in.ignored.size() == 1 ? " object of an unknown kind: " : " objects of unknown kinds: ");
+  for (size_t i = 0; i < in.ignored.size(); ++i) line += (i ? ", " : "") + in.ignored[i];
+  return line;
+}
+
 Status Load(const std::vector<std::string>& paths, Inputs* in) {
   std::vector<std::string> files;
   if (Status s = ReadPaths(paths, &files); !s.ok()) return s;
@@ -237,20 +298,12 @@ Status Load(const std::vector<std::string>& paths, Inputs* in) {
           st = v.status();
         }
       } else if (m.kind == "Pod") {
-        auto v = DecodePod(doc);
-        auto a = api::Decode<api::Pod>(m.raw_json);
-        if (v.ok() && a.ok()) {
-          if (a->metadata.namespace_.empty()) a->metadata.namespace_ = "default";
-          v->api = std::make_shared<const api::Pod>(std::move(*a));
-          if (!v->node_name.empty()) in->cluster.pods.push_back({v->api, v->node_name});
-          in->pods.push_back(std::move(v).value());
-        } else {
-          st = v.ok() ? a.status() : v.status();
-        }
+        st = AddPod(doc, m.raw_json, in);
+      } else if (IsWorkloadKind(m.api_version, m.kind)) {
+        st = AddWorkload(doc, in);
       } else {
-        st = LoadStorage(m, &in->cluster);
+        st = LoadStorage(m, &in->cluster, &in->ignored);
       }
-      // Other kinds (Deployments, ...) are ignored.
       if (!st.ok()) return st.WithPrefix(where);
     }
   }
@@ -451,7 +504,7 @@ GroupOutcome RunGroup(Simulation& sim, const Group& g, bool explain, const std::
   }
   if (claims.empty()) {
     go.allocated = true;
-    go.message = "all claims already allocated";
+    go.message = g.claims.empty() ? "no resource claims" : "all claims already allocated";
     return go;
   }
   const Pod* pod = g.pod >= 0 ? &sim.in.pods[static_cast<size_t>(g.pod)] : nullptr;
@@ -552,13 +605,27 @@ int RunSimulate(const Options& opts, std::ostream& out, std::ostream& err) {
     err << "draco simulate: " << s.message() << "\n";
     return kExitInput;
   }
+  const std::string ignored = IgnoredLine(sim.in);
+  if (sim.groups.empty() && !ignored.empty()) {
+    err << "draco simulate: no pods, workloads or claims to simulate; " << ignored << "\n";
+    return kExitInput;
+  }
   int failed = 0, allocated = 0;
   rapidjson::StringBuffer buf;
   alloc::JsonWriter w(buf);
   if (opts.json) {
     w.StartObject();
+    for (const auto& [key, list] :
+         {std::pair{"workloads", &sim.in.workloads}, std::pair{"ignored", &sim.in.ignored}}) {
+      w.Key(key);
+      w.StartArray();
+      for (const auto& e : *list) w.String(e.c_str());
+      w.EndArray();
+    }
     w.Key("groups");
     w.StartArray();
+  } else {
+    for (const auto& e : sim.in.workloads) out << "workload " << e << "\n";
   }
   for (const Group& g : sim.groups) {
     GroupOutcome go = RunGroup(sim, g, false, "");
@@ -628,6 +695,7 @@ int RunSimulate(const Options& opts, std::ostream& out, std::ostream& err) {
     w.EndObject();
     out << buf.GetString() << "\n";
   } else {
+    if (!ignored.empty()) out << ignored << "\n";
     out << allocated << " allocated, " << failed << " not allocated\n";
   }
   return failed == 0 ? kExitOk : kExitUnallocated;
@@ -639,6 +707,7 @@ int RunExplain(const Options& opts, std::ostream& out, std::ostream& err) {
     err << "draco explain: " << s.message() << "\n";
     return kExitInput;
   }
+  if (std::string ignored = IgnoredLine(sim.in); !ignored.empty()) err << ignored << "\n";
   std::string want =
       opts.claim.find('/') == std::string::npos ? "default/" + opts.claim : opts.claim;
   for (const Group& g : sim.groups) {

@@ -4,6 +4,10 @@
 // name) with DeviceClasses, ResourceSlices, DeviceTaintRules, Nodes, ResourceClaims (with or
 // without status.allocation), ResourceClaimTemplates, Pods, and for kube-scheduler's filters
 // PersistentVolumes, PersistentVolumeClaims, StorageClasses, CSINodes and Namespaces.
+// Deployments, ReplicaSets, StatefulSets, Jobs, JobSets and LeaderWorkerSets expand into the pods
+// their controllers would create (workloads.h), handled as Pods. Objects of other kinds are listed
+// ("ignored: 2 objects of unknown kinds: Service/foo, ConfigMap/bar", JSON "ignored"); input
+// whose only objects of interest are such is an input error.
 // Already-allocated claims occupy their devices. Each Pod's unallocated claims (named claims and
 // claims generated from templates, "<pod>-<podClaimName>") are allocated together, on the first
 // candidate node that fits; candidates are the nodes that pass kube-scheduler's default filters

@@ -312,5 +312,49 @@ status:
   EXPECT_NE(s.find("pod default/c: NOT ALLOCATED"), std::string::npos) << s;
 }
 
+// Issue #17: workloads expand into their pods; unknown kinds are listed.
+TEST(SimulateTest, WorkloadsExpandIntoPodsAndUnknownKindsAreListed) {
+  Options opts;
+  opts.paths = {std::string(DRACO_SOURCE_DIR) + "/e2e/samples/simulate-workloads"};
+  std::ostringstream out, err;
+  EXPECT_EQ(RunSimulate(opts, out, err), 0) << err.str() << out.str();
+  std::string s = out.str();
+  EXPECT_NE(s.find("workload Deployment gpu-test4/inference: 2 pods"), std::string::npos) << s;
+  EXPECT_NE(s.find("workload StatefulSet gpu-test4/db: 1 pods"), std::string::npos) << s;
+  EXPECT_NE(s.find("workload Job gpu-test4/train: 2 pods"), std::string::npos) << s;
+  EXPECT_NE(s.find("workload JobSet gpu-test4/sweep: 2 pods"), std::string::npos) << s;
+  EXPECT_NE(s.find("workload LeaderWorkerSet gpu-test4/serve: 2 pods"), std::string::npos) << s;
+  EXPECT_NE(s.find("pod gpu-test4/db-0: allocated on node-"), std::string::npos) << s;
+  EXPECT_NE(s.find("pod gpu-test4/serve-0-1: allocated on node-"), std::string::npos) << s;
+  EXPECT_NE(s.find("claim gpu-test4/sweep-worker-1-0-"), std::string::npos) << s;
+  EXPECT_NE(s.find("ignored: 2 objects of unknown kinds: Service/db, ConfigMap/settings"),
+            std::string::npos)
+      << s;
+  EXPECT_NE(s.find("9 allocated, 0 not allocated"), std::string::npos) << s;
+}
+
+TEST(SimulateTest, OnlyUnknownKindsIsAnInputError) {
+  std::string tmp = ::testing::TempDir() + "/unknown.yaml";
+  std::ofstream(tmp) << "apiVersion: v1\nkind: Service\nmetadata: {name: foo}\n---\n"
+                        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: bar}\n";
+  Options opts;
+  opts.paths = {tmp};
+  std::ostringstream out, err;
+  EXPECT_EQ(RunSimulate(opts, out, err), 2);
+  EXPECT_NE(err.str().find("ignored: 2 objects of unknown kinds: Service/foo, ConfigMap/bar"),
+            std::string::npos)
+      << err.str();
+}
+
+TEST(SimulateTest, ExplainFindsTheClaimOfAWorkloadPod) {
+  Options opts;
+  opts.paths = {std::string(DRACO_SOURCE_DIR) + "/e2e/samples/simulate-workloads"};
+  opts.claim = "gpu-test4/db-0-gpu";
+  std::ostringstream out, err;
+  EXPECT_EQ(RunExplain(opts, out, err), 0) << err.str() << out.str();
+  EXPECT_NE(out.str().find("pod gpu-test4/db-0"), std::string::npos) << out.str();
+  EXPECT_NE(err.str().find("ignored: 2 objects"), std::string::npos) << err.str();
+}
+
 }  // namespace
 }  // namespace draco::simulate
