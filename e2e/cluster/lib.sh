@@ -59,12 +59,15 @@ wait_for() {
 # start_apiserver: with DRACO_AUDIT_POLICY=FILE (an audit.k8s.io/v1 Policy), kube-apiserver also
 # writes a JSON audit log to $D/logs/audit.log (blocking mode: an entry is on disk before the
 # response is sent), for tests that check from the server's side when writes landed.
-# runtime_config: API versions a version serves only when asked. Kubernetes 1.34 serves
-# DeviceTaintRule in resource.k8s.io/v1alpha3 only, and kube-scheduler with DRADeviceTaints on waits
-# for that informer forever when it is off (no pod is ever scheduled).
+# runtime_config: API versions a version serves only when asked. Kubernetes 1.34 and 1.35 serve
+# DeviceTaintRule in resource.k8s.io/v1alpha3 only (off by default), and their kube-scheduler with
+# DRADeviceTaints (1.34) or DRADeviceTaintRules (1.35) on waits for that informer forever when it is
+# off (no pod is ever scheduled). Kubernetes 1.36's kube-scheduler reads them from
+# resource.k8s.io/v1beta2 (beta, off by default); 1.37 serves them in v1.
 runtime_config() {
   case ${DRACO_K8S_VERSION:-v1.37.2} in
-    v1.34.*) echo "--runtime-config=resource.k8s.io/v1alpha3=true" ;;
+    v1.34.* | v1.35.*) echo "--runtime-config=resource.k8s.io/v1alpha3=true" ;;
+    v1.36.*) echo "--runtime-config=resource.k8s.io/v1beta2=true" ;;
   esac
 }
 
