@@ -20,8 +20,10 @@ for r in "${dra[@]}"; do
 done
 pass "resource.k8s.io/v1 serves ${dra[*]}"
 
-k get nodes -o jsonpath='{range .items[*]}{.metadata.name}={.status.conditions[?(@.type=="Ready")].status}{"\n"}{end}' \
-  | grep -q "node-0=True" || fail "node-0 missing or not Ready"
+# Read the whole list before matching: grep -q stops at the first match, and kubectl writing the
+# rest into the closed pipe fails the pipeline (pipefail) once there are more than a few nodes.
+ready=$(k get nodes -o jsonpath='{range .items[*]}{.metadata.name}={.status.conditions[?(@.type=="Ready")].status}{"\n"}{end}')
+grep -qx "node-0=True" <<<"$ready" || fail "node-0 missing or not Ready: $ready"
 pass "fake node-0 is Ready"
 
 trap 'k delete -f "$E2E_ROOT/samples/smoke.yaml" --grace-period=0 --force --wait=false >/dev/null 2>&1 || true' EXIT
