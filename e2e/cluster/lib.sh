@@ -7,6 +7,10 @@ API_PORT=${DRACO_API_PORT:-16443}
 ETCD_DATA=${DRACO_ETCD_DATA:-/dev/shm/draco-e2e-etcd-$API_PORT}
 # One gate string for all three components (upstream drops fields of disabled gates on write).
 FEATURE_GATES=${DRACO_FEATURE_GATES:-DRAPrioritizedList=true,DRAPartitionableDevices=true,DRAConsumableCapacity=true,DRADeviceTaints=true,DRADeviceTaintRules=true,DRADeviceBindingConditions=true,DRAResourceClaimDeviceStatus=true,DRAAdminAccess=true}
+# DRACO_EXTRA_FEATURE_GATES (A=true,...) are added to those, and DRACO_RUNTIME_CONFIG
+# (group/version=true,...) to kube-apiserver's --runtime-config: e.g. MutatingAdmissionPolicy=true
+# and admissionregistration.k8s.io/v1beta1=true serve the policy's beta API on 1.34 and 1.35.
+[[ -n ${DRACO_EXTRA_FEATURE_GATES:-} ]] && FEATURE_GATES+=",$DRACO_EXTRA_FEATURE_GATES"
 
 # supported_gates: $FEATURE_GATES without the gates this version's kube-apiserver does not list in
 # --help (older versions refuse unknown gates; gates locked to their default are not listed and
@@ -65,10 +69,12 @@ wait_for() {
 # off (no pod is ever scheduled). Kubernetes 1.36's kube-scheduler reads them from
 # resource.k8s.io/v1beta2 (beta, off by default); 1.37 serves them in v1.
 runtime_config() {
+  local rc=${DRACO_RUNTIME_CONFIG:-}
   case ${DRACO_K8S_VERSION:-v1.37.2} in
-    v1.34.* | v1.35.*) echo "--runtime-config=resource.k8s.io/v1alpha3=true" ;;
-    v1.36.*) echo "--runtime-config=resource.k8s.io/v1beta2=true" ;;
+    v1.34.* | v1.35.*) rc=resource.k8s.io/v1alpha3=true${rc:+,$rc} ;;
+    v1.36.*) rc=resource.k8s.io/v1beta2=true${rc:+,$rc} ;;
   esac
+  [[ -z $rc ]] || echo "--runtime-config=$rc"
 }
 
 start_apiserver() {
