@@ -35,6 +35,72 @@ TEST(FeaturesTest, DefaultsFollowTheServerVersion) {
   EXPECT_EQ(FeatureGatesString(DefaultFeatures(40)), FeatureGatesString(v37));
 }
 
+// Each version's own pkg/features/kube_features.go (k8s.io/kubernetes v1.34.4, v1.35.4, v1.36.3,
+// v1.37.2), transcribed: the default of every DRA gate the allocator reads, in FeatureGateNames()
+// order. A gate the version does not have yet reads false.
+TEST(FeaturesTest, DefaultsMatchEachVersionsKubeFeatures) {
+  EXPECT_EQ(FeatureGatesString(DefaultFeatures(34)),
+            "DRAAdminAccess=true,DRAConsumableCapacity=false,DRADerivedAttributes=false,"
+            "DRADeviceBindingConditions=false,DRADeviceCompatibilityGroups=false,"
+            "DRADeviceTaintRules=false,DRADeviceTaints=false,DRAFractionalCapacityRange=false,"
+            "DRAListTypeAttributes=false,DRAOptionalNodeOperations=false,"
+            "DRAPartitionableDevices=false,DRAPrioritizedList=true");
+  EXPECT_EQ(FeatureGatesString(DefaultFeatures(35)),
+            "DRAAdminAccess=true,DRAConsumableCapacity=false,DRADerivedAttributes=false,"
+            "DRADeviceBindingConditions=false,DRADeviceCompatibilityGroups=false,"
+            "DRADeviceTaintRules=false,DRADeviceTaints=false,DRAFractionalCapacityRange=false,"
+            "DRAListTypeAttributes=false,DRAOptionalNodeOperations=false,"
+            "DRAPartitionableDevices=false,DRAPrioritizedList=true");
+  EXPECT_EQ(FeatureGatesString(DefaultFeatures(36)),
+            "DRAAdminAccess=true,DRAConsumableCapacity=true,DRADerivedAttributes=false,"
+            "DRADeviceBindingConditions=true,DRADeviceCompatibilityGroups=false,"
+            "DRADeviceTaintRules=false,DRADeviceTaints=true,DRAFractionalCapacityRange=false,"
+            "DRAListTypeAttributes=false,DRAOptionalNodeOperations=false,"
+            "DRAPartitionableDevices=true,DRAPrioritizedList=true");
+  EXPECT_EQ(FeatureGatesString(DefaultFeatures(37)),
+            "DRAAdminAccess=true,DRAConsumableCapacity=true,DRADerivedAttributes=false,"
+            "DRADeviceBindingConditions=true,DRADeviceCompatibilityGroups=false,"
+            "DRADeviceTaintRules=true,DRADeviceTaints=true,DRAFractionalCapacityRange=false,"
+            "DRAListTypeAttributes=false,DRAOptionalNodeOperations=false,"
+            "DRAPartitionableDevices=true,DRAPrioritizedList=true");
+}
+
+// Which gates each version knows (kube-scheduler refuses the others) and which it locks.
+TEST(FeaturesTest, GatesExistAndLockPerVersion) {
+  struct Case {
+    int minor;
+    const char* gate;
+    bool accepted;
+  };
+  const Case cases[] = {
+      // DRADeviceTaintRules split from DRADeviceTaints in 1.35 (alpha), beta (off) in 1.36.
+      {34, "DRADeviceTaintRules=true", false},
+      {35, "DRADeviceTaintRules=true", true},
+      {36, "DRADeviceTaintRules=true", true},
+      // DRAListTypeAttributes: alpha from 1.36.
+      {35, "DRAListTypeAttributes=true", false},
+      {36, "DRAListTypeAttributes=true", true},
+      // DRAAdminAccess: beta in 1.34 and 1.35, GA and locked from 1.36.
+      {35, "DRAAdminAccess=false", true},
+      {36, "DRAAdminAccess=false", false},
+      {36, "DRAAdminAccess=true", true},
+      // DRAPrioritizedList: GA in 1.36 but settable; locked from 1.37.
+      {35, "DRAPrioritizedList=false", true},
+      {36, "DRAPrioritizedList=false", true},
+      {37, "DRAPrioritizedList=false", false},
+      // 1.37's new alpha gates are unknown to 1.36.
+      {36, "DRADerivedAttributes=true", false},
+      {36, "DRADeviceCompatibilityGroups=true", false},
+      {36, "DRAOptionalNodeOperations=true", false},
+      {36, "DRAFractionalCapacityRange=true", false},
+  };
+  for (const Case& c : cases) {
+    Features f = DefaultFeatures(c.minor);
+    EXPECT_EQ(ApplyFeatureGates(c.gate, c.minor, f).ok(), c.accepted)
+        << c.gate << " on 1." << c.minor;
+  }
+}
+
 TEST(FeaturesTest, GatesOverrideDefaults) {
   Features f = DefaultFeatures(34);
   ASSERT_TRUE(

@@ -122,6 +122,37 @@ TEST(SimulateTest, UnknownApiVersionExitsTwoNamingIt) {
   EXPECT_NE(err.str().find("resource.k8s.io/v1alpha3"), std::string::npos) << err.str();
 }
 
+TEST(SimulateTest, ExplainReadsV1beta1ClaimsAsV1) {
+  // A v1beta1 claim with the flat request fields (count 3 of a class with two GPUs): explain sees
+  // it as the API server stores it, an `exactly` request of 3, not an unknown request type.
+  std::filesystem::path dir = ::testing::TempDir() + "/explain-v1beta1";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "claim.yaml") << R"(apiVersion: resource.k8s.io/v1beta1
+kind: ResourceClaim
+metadata: {namespace: gpu-test1, name: three-gpus}
+spec:
+  devices:
+    requests:
+    - name: gpus
+      deviceClassName: gpu.nvidia.com
+      allocationMode: ExactCount
+      count: 3
+)";
+  Options opts;
+  opts.paths = {std::string(DRACO_SOURCE_DIR) + "/e2e/samples/simulate-v1beta1", dir.string()};
+  opts.claim = "gpu-test1/three-gpus";
+  std::ostringstream out, err;
+  EXPECT_EQ(RunExplain(opts, out, err), 1) << err.str() << out.str();
+  EXPECT_NE(out.str().find("needs 3"), std::string::npos) << out.str();
+  EXPECT_EQ(out.str().find("unknown request type"), std::string::npos) << out.str();
+
+  std::ofstream(dir / "claim.yaml") << "apiVersion: resource.k8s.io/v2\nkind: ResourceClaim\n"
+                                       "metadata: {namespace: gpu-test1, name: three-gpus}\n";
+  std::ostringstream out2, err2;
+  EXPECT_EQ(RunExplain(opts, out2, err2), 2) << out2.str();
+  EXPECT_NE(err2.str().find("resource.k8s.io/v2"), std::string::npos) << err2.str();
+}
+
 TEST(SimulateTest, FeatureGatesFollowTheKubernetesVersion) {
   // The sample GPUs are partitionable (shared counters): kube-scheduler 1.35 has
   // DRAPartitionableDevices off by default, so devices that consume counters are not allocated.

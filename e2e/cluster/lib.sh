@@ -7,6 +7,10 @@ API_PORT=${DRACO_API_PORT:-16443}
 ETCD_DATA=${DRACO_ETCD_DATA:-/dev/shm/draco-e2e-etcd-$API_PORT}
 # One gate string for all three components (upstream drops fields of disabled gates on write).
 FEATURE_GATES=${DRACO_FEATURE_GATES:-DRAPrioritizedList=true,DRAPartitionableDevices=true,DRAConsumableCapacity=true,DRADeviceTaints=true,DRADeviceTaintRules=true,DRADeviceBindingConditions=true,DRAResourceClaimDeviceStatus=true,DRAAdminAccess=true}
+# DRACO_EXTRA_FEATURE_GATES (A=true,...) are added to those, and DRACO_RUNTIME_CONFIG
+# (group/version=true,...) to kube-apiserver's --runtime-config: e.g. MutatingAdmissionPolicy=true
+# and admissionregistration.k8s.io/v1beta1=true serve the policy's beta API on 1.34 and 1.35.
+[[ -n ${DRACO_EXTRA_FEATURE_GATES:-} ]] && FEATURE_GATES+=",$DRACO_EXTRA_FEATURE_GATES"
 
 # supported_gates: $FEATURE_GATES without the gates this version's kube-apiserver does not list in
 # --help (older versions refuse unknown gates; gates locked to their default are not listed and
@@ -59,13 +63,18 @@ wait_for() {
 # start_apiserver: with DRACO_AUDIT_POLICY=FILE (an audit.k8s.io/v1 Policy), kube-apiserver also
 # writes a JSON audit log to $D/logs/audit.log (blocking mode: an entry is on disk before the
 # response is sent), for tests that check from the server's side when writes landed.
-# runtime_config: API versions a version serves only when asked. Kubernetes 1.34 serves
-# DeviceTaintRule in resource.k8s.io/v1alpha3 only, and kube-scheduler with DRADeviceTaints on waits
-# for that informer forever when it is off (no pod is ever scheduled).
+# runtime_config: API versions a version serves only when asked. Kubernetes 1.34 and 1.35 serve
+# DeviceTaintRule in resource.k8s.io/v1alpha3 only (off by default), and their kube-scheduler with
+# DRADeviceTaints (1.34) or DRADeviceTaintRules (1.35) on waits for that informer forever when it is
+# off (no pod is ever scheduled). Kubernetes 1.36's kube-scheduler reads them from
+# resource.k8s.io/v1beta2 (beta, off by default); 1.37 serves them in v1.
 runtime_config() {
+  local rc=${DRACO_RUNTIME_CONFIG:-}
   case ${DRACO_K8S_VERSION:-v1.37.2} in
-    v1.34.*) echo "--runtime-config=resource.k8s.io/v1alpha3=true" ;;
+    v1.34.* | v1.35.*) rc=resource.k8s.io/v1alpha3=true${rc:+,$rc} ;;
+    v1.36.*) rc=resource.k8s.io/v1beta2=true${rc:+,$rc} ;;
   esac
+  [[ -z $rc ]] || echo "--runtime-config=$rc"
 }
 
 start_apiserver() {

@@ -34,8 +34,9 @@ render() { helm template draco "$CHART_DIR" --kube-version "$(render_kube_versio
 # gate_mode: what admission.mode=auto installs on this cluster: "policy" when the API server serves
 # a MutatingAdmissionPolicy API, else "webhook".
 gate_mode() {
-  if kubectl api-resources --api-group=admissionregistration.k8s.io -o name 2>/dev/null \
-    | grep -q '^mutatingadmissionpolicies\.'; then
+  local served
+  served=$(kubectl api-resources --api-group=admissionregistration.k8s.io -o name 2>/dev/null) || true
+  if grep -q '^mutatingadmissionpolicies\.' <<<"$served"; then
     echo policy
   else
     echo webhook
