@@ -8,9 +8,10 @@
 //
 //	load -ns NS -pods N [-rate R -duration D] [-delete-done] [-timeline FILE]
 //
-// It exits when every created pod was bound (or after -timeout), printing a JSON summary. The
-// timeline file gets one line per claim seen allocated: the Unix time in seconds (millisecond
-// resolution), which the scripts use for "allocation rate back" after a fault.
+// It exits when every created pod was bound and finished (with -delete-done: deleted), or after
+// -timeout, printing a JSON summary. The timeline file gets one line per claim seen allocated: the
+// Unix time in seconds (millisecond resolution), which the scripts use for "allocation rate back"
+// after a fault.
 package main
 
 import (
@@ -237,7 +238,9 @@ func main() {
 	last := time.Now()
 	for ctx.Err() == nil {
 		c := s.created.Load()
-		if creationDone.Load() && s.nBound.Load() >= c {
+		// Done when every pod was bound and the "kubelet" finished (and deleted) it.
+		if creationDone.Load() && s.nBound.Load() >= c && s.nDone.Load() >= c &&
+			(!*deleteDone || s.nDeleted.Load() >= c) {
 			break
 		}
 		if time.Since(last) >= 10*time.Second {
