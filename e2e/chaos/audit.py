@@ -79,7 +79,9 @@ def main():
             for o in md.get("ownerReferences", []):
                 if o.get("kind") == "Pod":
                     creates[o["uid"]] = creates.get(o["uid"], 0) + 1
-        gone = md.get("deletionTimestamp") and not md.get("finalizers")
+        # Removed: deleted without finalizers (the answer is the last state), or the last
+        # finalizer of a deleted claim went.
+        gone = not md.get("finalizers") and (e["verb"] == "delete" or md.get("deletionTimestamp"))
         claims.append((rv, done, key, None if gone else obj))
 
     inside = [d for d in draco if d[1] >= a.since]
