@@ -10,9 +10,11 @@ Prints one JSON object:
   writes, lease_writes, throttled (draco requests answered 429): counts in [since, until];
   deadline_violations: draco writes that landed later than --deadline after the same replica's
     last successful Lease write received before them (client-go's renew deadline guarantee);
-  claims_created, claim_owners, owners_with_several_claims: successful claim creates in NS;
+  claims_created: successful claim creates in NS; claim_owners: pods that own a claim there;
+    owners_with_several_claims: pods seen owning more than one claim (in any answer);
   double_allocations: a device that a claim got while another claim still held it, replaying
-    the claims' committed states in resourceVersion (etcd revision) order;
+    the claims' committed states in resourceVersion (etcd revision) order (a delete whose
+    answer was lost counts as done by the 404 of a later attempt);
   first_write_after_end / first_write_other_after_start: seconds from the fault's end to the
     first successful draco write of any replica, and from its start to the first write of a
     replica other than --leader.
@@ -47,7 +49,10 @@ def main():
 
     draco = []  # (received, completed, identity, kind, code)
     claims = []  # (resourceVersion, completed, key, object or None for removed)
-    creates = {}  # owner uid -> count
+    creates = {}  # owner uid -> successful creates
+    names = {}  # owner uid -> names of the claims seen owned by it (any answer)
+    unsure_delete, gone_by = {}, {}  # claim -> time of a delete without answer / of a later 404
+    last_ok = {}  # claim -> time of its last successful write
     for line in open(a.log):
         try:
             e = json.loads(line)
@@ -67,17 +72,28 @@ def main():
             draco.append((ts(e["requestReceivedTimestamp"]), done, identity(ua), kind, code))
         if done < a.since:
             continue
-        if r.get("resource") != "resourceclaims" or r.get("namespace") != a.ns or not 200 <= code < 300:
+        if r.get("resource") != "resourceclaims" or r.get("namespace") != a.ns:
             continue
-        obj = e.get("responseObject") or {}
         key = r.get("name", "")
+        if e["verb"] == "delete" and not 200 <= code < 300 and code != 404:
+            # The answer was lost (the client went away, a timeout): the claim may be gone.
+            unsure_delete.setdefault(key, done)
+            continue
+        if code == 404 and key in unsure_delete:
+            gone_by.setdefault(key, done)  # a later attempt proves it was gone by now
+            continue
+        if not 200 <= code < 300:
+            continue
+        last_ok[key] = max(last_ok.get(key, 0), done)
+        obj = e.get("responseObject") or {}
         if obj.get("kind") != "ResourceClaim":
             continue  # a Status answer: the claim was removed at once (never allocated then)
         md = obj.get("metadata", {})
         rv = int(md.get("resourceVersion", "0"))
-        if e["verb"] == "create":
-            for o in md.get("ownerReferences", []):
-                if o.get("kind") == "Pod":
+        for o in md.get("ownerReferences", []):
+            if o.get("kind") == "Pod":
+                names.setdefault(o["uid"], set()).add(md.get("name"))
+                if e["verb"] == "create":
                     creates[o["uid"]] = creates.get(o["uid"], 0) + 1
         # Removed: deleted without finalizers (the answer is the last state), or the last
         # finalizer of a deleted claim went.
@@ -105,10 +121,23 @@ def main():
     bad |= bool(viol)
 
     out["claims_created"] = sum(creates.values())
-    out["claim_owners"] = len(creates)
-    several = [u for u, n in creates.items() if n > 1]
+    out["claim_owners"] = len(names)
+    several = {u: sorted(n) for u, n in names.items() if len(n) > 1}
     out["owners_with_several_claims"] = len(several)
+    out["several_claims"] = dict(list(several.items())[:5])
     bad |= bool(several)
+
+    # A delete whose answer was lost: a later 404 proves it done by then; with no later write
+    # the claim is gone and only that delete removed it, a moment after the server gave up on
+    # the answer (counted 1 s later). The claim is gone after every state committed before.
+    for key, t in unsure_delete.items():
+        if key not in gone_by and last_ok.get(key, 0) < t:
+            gone_by[key] = t + 1.0
+    by_time = sorted((done, rv) for rv, done, _, _ in claims)
+    for key, t in gone_by.items():
+        before = [rv for done, rv in by_time if done <= t]
+        claims.append(((before[-1] if before else 0) + 0.5, t, key, None))
+    out["deletes_without_answer"] = len(unsure_delete)
 
     # Replay the committed claim states in etcd revision order.
     holder, held, doubles = {}, {}, []

@@ -9,8 +9,9 @@
 #              writing by its renew deadline and the standby take over
 #   etcd       etcd restarts (down --etcd-down seconds)
 #   apf        API priority and fairness: a FlowSchema sends draco's ServiceAccount to a priority
-#              level with the smallest concurrency and limitResponse Reject (429 + Retry-After)
-#              for --throttle seconds, then both are removed
+#              level of --apf-shares nominal shares (1: about 3 seats of the default 600), no
+#              borrowing and limitResponse Reject (429 + Retry-After) for --throttle seconds, then
+#              both are removed
 #   rolling    a rolling update of the pair: start a new replica, SIGTERM an old one, twice
 # Load (e2e/chaos/load): --pods gated one-device pods at --rate pods/s on --nodes fake nodes x
 # --devices devices (tests/bench/throughput's setup); the driver plays the kubelet, so pods
@@ -24,7 +25,8 @@
 #
 # Usage: e2e/chaos/chaos.sh [--phases latency,resets,partition,etcd,apf,rolling] [--pods 2000]
 #          [--nodes 200] [--devices 8] [--rate 20] [--fault-after 20] [--fault-seconds 30]
-#          [--latency-ms 300] [--partition 30] [--etcd-down 0] [--throttle 60] [--out DIR]
+#          [--latency-ms 300] [--partition 30] [--etcd-down 0] [--throttle 60] [--apf-shares 1]
+#          [--out DIR]
 # Control plane: e2e/cluster/up.sh with the environment's DRACO_E2E_DIR / DRACO_API_PORT /
 # DRACO_ETCD_PORT / DRACO_ETCD_PEER_PORT (started when not running; kube-apiserver is restarted
 # with the chaos audit policy). Extra ports: DRACO_CHAOS_PORT (default 21444) .. +5 for the two
@@ -33,7 +35,7 @@
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 PHASES=latency,resets,partition,etcd,apf,rolling PODS=2000 NODES=200 DEVICES=8 RATE=20
-FAULT_AFTER=20 FAULT_S=30 LATENCY_MS=300 PARTITION=30 ETCD_DOWN=0 THROTTLE=60 OUT=""
+FAULT_AFTER=20 FAULT_S=30 LATENCY_MS=300 PARTITION=30 ETCD_DOWN=0 THROTTLE=60 APF_SHARES=1 OUT=""
 while (($#)); do
   case $1 in
     --phases) PHASES=$2; shift 2 ;;
@@ -47,6 +49,7 @@ while (($#)); do
     --partition) PARTITION=$2; shift 2 ;;
     --etcd-down) ETCD_DOWN=$2; shift 2 ;;
     --throttle) THROTTLE=$2; shift 2 ;;
+    --apf-shares) APF_SHARES=$2; shift 2 ;;
     --out) OUT=$2; shift 2 ;;
     *) echo "unknown flag $1" >&2; exit 2 ;;
   esac

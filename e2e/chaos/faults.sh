@@ -70,8 +70,9 @@ metadata: {name: chaos-draco-throttle}
 spec:
   type: Limited
   limited:
-    nominalConcurrencyShares: 1
+    nominalConcurrencyShares: $APF_SHARES
     lendablePercent: 0
+    borrowingLimitPercent: 0
     limitResponse: {type: Reject}
 ---
 apiVersion: flowcontrol.apiserver.k8s.io/v1
@@ -93,7 +94,7 @@ YAML
   sleep "$THROTTLE"
   kubectl delete flowschema,prioritylevelconfiguration chaos-draco-throttle >/dev/null
   FAULT_END=$(now)
-  NOTE="draco's ServiceAccount in a Reject level"
+  NOTE="draco's ServiceAccount in a Reject level of $APF_SHARES share(s), no borrowing"
 }
 
 # A Deployment-like rolling update with maxSurge 1: a new replica starts (and becomes a ready

@@ -4,7 +4,8 @@
 # growth after warm-up". The load driver (e2e/chaos/load) creates gated one-device pods at
 # --rate pods/s on --nodes fake nodes x --devices devices, plays the kubelet (a bound pod
 # succeeds at once) and deletes every succeeded pod, so the number of live objects stays level:
-# any growth is draco's own.
+# any growth is draco's own. At the end no claim may be left, neither in the API server nor in
+# draco's cache (its draco_resource_claims gauge).
 #
 # Usage: e2e/chaos/soak.sh [--duration 60m] [--rate 4] [--nodes 50] [--devices 8]
 #                          [--warmup 10m] [--interval 30] [--out DIR]
@@ -139,6 +140,14 @@ until [[ $(kubectl get resourceclaims -n $NS --no-headers 2>/dev/null | wc -l) -
 done
 log "no claim left in $NS"
 kill -0 "$draco_pid" 2>/dev/null || die "draco exited"
+# ... nor in draco's cache (a claim it kept after its deletion would hold its devices forever).
+cached() { curl -s "127.0.0.1:$PORT/metrics" | awk '$1 ~ /^draco_resource_claims\{/ {s += $2} END {print s + 0}'; }
+end=$((SECONDS + 60))
+until [[ $(cached) -eq 0 ]]; do
+  ((SECONDS < end)) || { judge "$CSV" "$WARM_S" || true; die "draco's cache still holds $(cached) claims that the API server no longer has"; }
+  sleep 2
+done
+log "draco's cache holds no claim either"
 dbl=$(curl -s "127.0.0.1:$PORT/metrics" | awk '$1 ~ /^draco_double_allocated_devices/ {s += $2} END {print s + 0}')
 log "draco's own double-allocation gauge: $dbl"
 judge "$CSV" "$WARM_S"
