@@ -3,7 +3,7 @@
 view, independent of draco). The audit policy (chaos.sh) logs every write to pods, Events and
 Leases at Metadata level and every write to ResourceClaims with its response object.
 
-  audit.py LOG --since T --until T --ns NS --deadline SECONDS [--fault-start T --fault-end T]
+  audit.py LOG... --since T --until T --ns NS --deadline SECONDS [--fault-start T --fault-end T]
            [--leader ID]
 
 Prints one JSON object:
@@ -37,7 +37,7 @@ def identity(ua):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("log")
+    ap.add_argument("log", nargs="+", help="audit log files, oldest first (rotated ones too)")
     ap.add_argument("--since", type=float, required=True)
     ap.add_argument("--until", type=float, required=True)
     ap.add_argument("--ns", required=True)
@@ -53,7 +53,7 @@ def main():
     names = {}  # owner uid -> names of the claims seen owned by it (any answer)
     unsure_delete, gone_by = {}, {}  # claim -> time of a delete without answer / of a later 404
     last_ok = {}  # claim -> time of its last successful write
-    for line in open(a.log):
+    for line in (line for path in a.log for line in open(path)):
         try:
             e = json.loads(line)
         except ValueError:

@@ -207,8 +207,11 @@ run_phase() {
   fi
   t1=$(date +%s.%N)
   sleep 1 # the audit log is written before the response: nothing of [t0, t1] is missing
+  # kube-apiserver rotates the log at 500 MB: the rotated files (named by time) come first.
+  local AUDIT_LOGS=("$D"/logs/audit-*.log "$AUDIT")
+  [[ -e ${AUDIT_LOGS[0]} ]] || AUDIT_LOGS=("$AUDIT")
   local a rc=0
-  a=$(python3 "$ROOT/e2e/chaos/audit.py" "$AUDIT" --since "$t0" --until "$t1" --ns "$ns" \
+  a=$(python3 "$ROOT/e2e/chaos/audit.py" "${AUDIT_LOGS[@]}" --since "$t0" --until "$t1" --ns "$ns" \
     --deadline $DEADLINE --fault-start "$FAULT_START" --fault-end "$FAULT_END" --leader "$LEADER_ID") || rc=$?
   echo "$a" >"$WORK/$phase.audit.json"
   ((rc == 0)) || inv+="audit: $(jq -c '{deadline_violation_count, owners_with_several_claims, double_allocation_count, double_allocations}' <<<"$a"); "

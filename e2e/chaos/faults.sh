@@ -119,7 +119,9 @@ fault_rolling() {
     # The next leader's first write after the signal, from the audit log.
     sleep 5
     local h
-    h=$(python3 "$ROOT/e2e/chaos/audit.py" "$AUDIT" --since "$t" --until "$(now)" --ns "chaos-rolling" \
+    local logs=("$D"/logs/audit-*.log "$AUDIT")
+    [[ -e ${logs[0]} ]] || logs=("$AUDIT")
+    h=$(python3 "$ROOT/e2e/chaos/audit.py" "${logs[@]}" --since "$t" --until "$(now)" --ns "chaos-rolling" \
       --deadline "$DEADLINE" --fault-start "$t" --leader "$old_id" | jq -r '.first_write_other_after_start // "none"' || true)
     NOTE+="${NOTE:+; }SIGTERM ${olds[$i]} (leading: $was_leader) -> $(leader) leads, its first write +${h}s"
   done
