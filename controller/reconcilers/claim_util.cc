@@ -1,6 +1,7 @@
 #include "controller/reconcilers/claim_util.h"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace draco::reconcilers {
 
@@ -94,10 +95,33 @@ std::string GeneratedClaimPrefix(std::string_view pod_name, std::string_view cla
          std::string(claim_name.substr(0, claim_len));
 }
 
+std::string GeneratedClaimName(std::string_view prefix, std::string_view pod_uid,
+                               std::string_view pod_claim_name) {
+  // FNV-1a over "<uid>/<claim>"; the alphabet is apiserver's generateName alphabet.
+  constexpr std::string_view kAlphabet = "bcdfghjklmnpqrstvwxz2456789";
+  uint64_t h = 14695981039346656037ull;
+  auto mix = [&h](std::string_view s) {
+    for (unsigned char ch : s) {
+      h ^= ch;
+      h *= 1099511628211ull;
+    }
+  };
+  mix(pod_uid);
+  mix("/");
+  mix(pod_claim_name);
+  std::string name(prefix);
+  for (int i = 0; i < 5; ++i) {
+    name += kAlphabet[h % kAlphabet.size()];
+    h /= kAlphabet.size();
+  }
+  return name;
+}
+
 api::ResourceClaim ClaimFromTemplate(const api::Pod& pod, const api::PodResourceClaim& pc,
                                      const api::ResourceClaimTemplate& tmpl, bool with_finalizer) {
   api::ResourceClaim c;
   c.metadata.generate_name = GeneratedClaimPrefix(pod.metadata.name, pc.name);
+  c.metadata.name = GeneratedClaimName(c.metadata.generate_name, pod.metadata.uid, pc.name);
   c.metadata.namespace_ = pod.metadata.namespace_;
   c.metadata.labels = tmpl.spec.metadata.labels;
   c.metadata.annotations = tmpl.spec.metadata.annotations;

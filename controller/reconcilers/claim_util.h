@@ -56,9 +56,18 @@ bool SelectsOnlyNode(const std::optional<api::NodeSelector>& selector, std::stri
 // longer than 57 characters (then without the trailing dash), exactly as upstream.
 std::string GeneratedClaimPrefix(std::string_view pod_name, std::string_view claim_name);
 
-// Builds the claim created for `pc` of `pod` from `tmpl` (labels, annotations + pod-claim-name,
-// controller ownerReference without blockOwnerDeletion, spec copy). With `with_finalizer` the
-// builtin finalizer is set at creation (draco allocates the claim itself, saving one write).
+// The name draco gives the claim of `pod_claim_name` of the pod with `pod_uid`: `prefix`
+// (GeneratedClaimPrefix) and five characters of the generateName alphabet derived from the pod's
+// UID and the claim's name, so it looks like a generated name but every attempt for the same pod
+// claim asks for the same one. A create whose answer was lost (a reset connection, a timeout)
+// then makes the retry fail with AlreadyExists instead of creating a second claim for the pod.
+std::string GeneratedClaimName(std::string_view prefix, std::string_view pod_uid,
+                               std::string_view pod_claim_name);
+
+// Builds the claim created for `pc` of `pod` from `tmpl` (name from GeneratedClaimName, with
+// generateName as upstream's as well, labels, annotations + pod-claim-name, controller
+// ownerReference without blockOwnerDeletion, spec copy). With `with_finalizer` the builtin
+// finalizer is set at creation (draco allocates the claim itself, saving one write).
 api::ResourceClaim ClaimFromTemplate(const api::Pod& pod, const api::PodResourceClaim& pc,
                                      const api::ResourceClaimTemplate& tmpl, bool with_finalizer);
 

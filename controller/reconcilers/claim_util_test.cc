@@ -19,6 +19,20 @@ TEST(GeneratedClaimPrefixTest, LongNamesAreShortenedProportionally) {
   EXPECT_LE(got.size(), 57u);
 }
 
+TEST(GeneratedClaimNameTest, SameForEveryAttemptAndLikeAGeneratedName) {
+  std::string a = GeneratedClaimName("train-gpu-", "uid-1", "gpu");
+  EXPECT_EQ(a, GeneratedClaimName("train-gpu-", "uid-1", "gpu"));
+  ASSERT_EQ(a.size(), std::string("train-gpu-").size() + 5);
+  EXPECT_EQ(a.rfind("train-gpu-", 0), 0u);
+  for (char ch : a.substr(10)) {
+    EXPECT_NE(std::string_view("bcdfghjklmnpqrstvwxz2456789").find(ch), std::string_view::npos)
+        << a;
+  }
+  // Another pod (a re-created one of the same name) or another claim of the pod: another name.
+  EXPECT_NE(a, GeneratedClaimName("train-gpu-", "uid-2", "gpu"));
+  EXPECT_NE(a, GeneratedClaimName("train-gpu-", "uid-1", "gpu2"));
+}
+
 TEST(ResolveClaimNameTest, FollowsUpstreamRules) {
   api::Pod pod;
   api::PodResourceClaim direct;

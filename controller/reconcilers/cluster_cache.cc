@@ -75,13 +75,27 @@ void ClusterCache::UpsertPod(PodPtr pod) {
   UpsertPodLocked(std::move(pod));
 }
 
-void ClusterCache::AssumePod(PodPtr pod) { UpsertPod(std::move(pod)); }
+void ClusterCache::Tombstones::Add(const std::string& uid) {
+  if (uid.empty() || !set.insert(uid).second) return;
+  order.push_back(uid);
+  if (order.size() > kMaxTombstones) {
+    set.erase(order.front());
+    order.pop_front();
+  }
+}
+
+void ClusterCache::AssumePod(PodPtr pod) {
+  std::unique_lock l(mu_);
+  if (deleted_pods_.Has(pod->metadata.uid)) return;  // the answer came after the deletion
+  UpsertPodLocked(std::move(pod));
+}
 
 void ClusterCache::DeletePod(const std::string& ns, const std::string& name) {
   std::unique_lock l(mu_);
   std::string key = Key(ns, name);
   auto it = pods_.find(key);
   if (it == pods_.end()) return;
+  deleted_pods_.Add(it->second->metadata.uid);
   IndexPodLocked(key, *it->second, -1);
   EraseNominationLocked(key);
   pods_.erase(it);
@@ -239,15 +253,29 @@ bool ClusterCache::UpsertClaimLocked(ClaimPtr claim, bool observed) {
 
 void ClusterCache::AssumeClaim(ClaimPtr claim) {
   std::unique_lock l(mu_);
+  if (deleted_claims_.Has(claim->metadata.uid)) return;  // the answer came after the deletion
+  if (claim->metadata.deletion_timestamp && claim->metadata.finalizers.empty()) {
+    // The write removed the last finalizer of a deleted claim: the server removed the claim.
+    auto it = claims_.find(Key(claim->metadata.namespace_, claim->metadata.name));
+    if (it != claims_.end() && it->second->metadata.uid == claim->metadata.uid) {
+      DeleteClaimLocked(it->first);
+    }
+    return;
+  }
   UpsertClaimLocked(std::move(claim), /*observed=*/false);
 }
 
 void ClusterCache::DeleteClaim(const std::string& ns, const std::string& name) {
   std::unique_lock l(mu_);
-  std::string key = Key(ns, name);
+  DeleteClaimLocked(Key(ns, name));
+}
+
+void ClusterCache::DeleteClaimLocked(const std::string& key_ref) {
+  const std::string key = key_ref;  // may refer into the erased entry
   observed_rv_.erase(key);
   auto it = claims_.find(key);
   if (it == claims_.end()) return;
+  deleted_claims_.Add(it->second->metadata.uid);
   if (it->second->status.allocation) ++gen_.deallocations;
   IndexClaimLocked(key, *it->second, -1);
   claims_.erase(it);

@@ -30,6 +30,7 @@
 #include <shared_mutex>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "controller/allocator/model.h"
@@ -103,7 +104,10 @@ class ClusterCache {
 
   // ---- our own writes ----
   // Stores draco's own write result. Unlike UpsertClaim (the informer), it does not mark the
-  // version as observed (see ClaimObserved).
+  // version as observed (see ClaimObserved). A write's answer can arrive after the watch has
+  // delivered the object's deletion: an object whose UID the informer deleted recently is not
+  // stored again (it would stay forever, holding its devices), and a claim answer that has a
+  // deletionTimestamp and no finalizer left removes the claim (the server deleted it).
   void AssumeClaim(ClaimPtr claim);
   void AssumePod(PodPtr pod);
   // The pod was released to kube-scheduler for `node`; it counts as placed there (see
@@ -175,7 +179,17 @@ class ClusterCache {
     std::shared_ptr<const feasibility::Resources> requests;
   };
 
+  // UIDs of the newest kMaxTombstones objects the informer deleted.
+  struct Tombstones {
+    std::deque<std::string> order;
+    std::unordered_set<std::string> set;
+    void Add(const std::string& uid);
+    bool Has(const std::string& uid) const { return set.count(uid) > 0; }
+  };
+  static constexpr size_t kMaxTombstones = 4096;
+
   bool UpsertClaimLocked(ClaimPtr claim, bool observed);
+  void DeleteClaimLocked(const std::string& key);
   void IndexClaimLocked(const std::string& key, const api::ResourceClaim& c, int sign);
   void IndexPodLocked(const std::string& key, const api::Pod& p, int sign);
   void UpsertPodLocked(PodPtr pod);
@@ -188,6 +202,7 @@ class ClusterCache {
   std::unordered_map<std::string, PodPtr> pods_;
   std::unordered_map<std::string, ClaimPtr> claims_;
   std::unordered_map<std::string, std::string> observed_rv_;  // claim key -> watched version
+  Tombstones deleted_pods_, deleted_claims_;
   // Workers blocked in WaitClaimsObserved, by claim key; each waiter has its own condition
   // variable, notified by events of the claims it registered for.
   mutable std::mutex observed_mu_;

@@ -40,6 +40,59 @@ ClaimPtr Claim(const std::string& name, const std::string& rv,
   return std::make_shared<const api::ResourceClaim>(c);
 }
 
+// Found by e2e/chaos/soak.sh: the answer to draco's last write of a claim (the finalizer
+// removal) arrived after the watch had delivered the claim's deletion, and the cache kept the
+// claim forever, its devices allocated for draco's allocator (64 devices after 37 minutes).
+TEST(ClusterCacheTest, AnswerAfterTheWatchedDeletionDoesNotBringTheClaimBack) {
+  ClusterCache cache;
+  cache.UpsertClaim(Claim("a", "10", {"d0"}));
+  cache.DeleteClaim("ns", "a");                 // the watch: the garbage collector deleted it
+  cache.AssumeClaim(Claim("a", "11", {"d0"}));  // then the answer to our update
+  EXPECT_EQ(cache.GetClaim("ns", "a"), nullptr);
+  EXPECT_TRUE(cache.Claims().empty());
+  EXPECT_TRUE(cache.ClaimsUsingDevice({"drv", "node-0", "d0"}).empty());
+  // A new claim of the same name (another UID) is stored as usual.
+  api::ResourceClaim again = *Claim("a", "12");
+  again.metadata.uid = "uid-a-2";
+  cache.AssumeClaim(std::make_shared<const api::ResourceClaim>(again));
+  ASSERT_NE(cache.GetClaim("ns", "a"), nullptr);
+}
+
+TEST(ClusterCacheTest, AnswerThatRemovedTheLastFinalizerOfADeletedClaimRemovesIt) {
+  ClusterCache cache;
+  api::ResourceClaim deleting = *Claim("a", "10", {"d0"});
+  deleting.metadata.deletion_timestamp = "2026-01-01T00:00:00Z";
+  deleting.metadata.finalizers = {std::string(kDeleteProtectionFinalizer)};
+  cache.UpsertClaim(std::make_shared<const api::ResourceClaim>(deleting));
+  api::ResourceClaim last = deleting;
+  last.metadata.finalizers.clear();
+  last.metadata.resource_version = "11";
+  cache.AssumeClaim(std::make_shared<const api::ResourceClaim>(last));
+  EXPECT_EQ(cache.GetClaim("ns", "a"), nullptr);
+  EXPECT_TRUE(cache.ClaimsUsingDevice({"drv", "node-0", "d0"}).empty());
+  // The watch's late update of that version does not resurrect it for long: its deletion follows.
+  cache.UpsertClaim(std::make_shared<const api::ResourceClaim>(last));
+  cache.DeleteClaim("ns", "a");
+  EXPECT_TRUE(cache.Claims().empty());
+}
+
+TEST(ClusterCacheTest, AnswerAfterTheWatchedDeletionDoesNotBringThePodBack) {
+  ClusterCache cache;
+  api::Pod p;
+  p.metadata.name = "p";
+  p.metadata.namespace_ = "ns";
+  p.metadata.uid = "uid-p";
+  p.metadata.resource_version = "10";
+  p.spec.node_name = "node-0";
+  cache.UpsertPod(std::make_shared<const api::Pod>(p));
+  EXPECT_EQ(cache.Usage("node-0").pods, 1);
+  cache.DeletePod("ns", "p");
+  p.metadata.resource_version = "11";
+  cache.AssumePod(std::make_shared<const api::Pod>(p));
+  EXPECT_EQ(cache.GetPod("ns", "p"), nullptr);
+  EXPECT_EQ(cache.Usage("node-0").pods, 0);
+}
+
 TEST(ClusterCacheTest, WaitClaimsObservedIsWokenByItsOwnClaimsOnly) {
   ClusterCache cache;
   FakeClock clock;

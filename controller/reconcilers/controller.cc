@@ -245,8 +245,21 @@ StatusOr<bool> Controller::EnsureGeneratedClaims(const api::Pod& pod, PodClaims&
       // saves one write per claim.
       bool with_finalizer = options_.allocate && HasSchedulingGate(pod);
       api::ResourceClaim fresh = ClaimFromTemplate(pod, pc, *tmpl, with_finalizer);
+      if (ClaimPtr taken = cache_.GetClaim(ns, fresh.metadata.name);
+          taken && !IsClaimForPod(*taken, pod)) {
+        // Another pod's claim has the derived name (a hash collision): the server picks one.
+        fresh.metadata.name.clear();
+      }
       auto created = writer_.CreateClaim(fresh);
       if (metrics_) metrics_->IncClaimCreate(created.ok());
+      if (!created.ok() && !fresh.metadata.name.empty() && k8s::IsAlreadyExists(created.status())) {
+        // An earlier attempt created it and its answer was lost (a reset connection, a
+        // timeout). Its add event brings the pod back, which then adopts it (or, if it is not
+        // this pod's, creates one with a server-picked name).
+        return UnavailableError("claim " + fresh.metadata.name + " for " + pc.name +
+                                " exists already (an earlier create whose answer was lost); "
+                                "waiting for the informer to deliver it");
+      }
       if (!created.ok()) {
         // Only a refusal is news for the pod's owner; an unreachable or overloaded API server
         // (or the end of our term) is retried and logged by the worker, not reported per pod.

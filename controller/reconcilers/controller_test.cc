@@ -234,6 +234,54 @@ TEST_F(ControllerTest, ClaimCreationFailuresAreEventsOnlyWhenRefused) {
   EXPECT_EQ(writer.claims.size(), 1u);
 }
 
+// A create that the API server committed but whose answer was lost (found by e2e/chaos's
+// connection resets): the retry asks for the same name, gets AlreadyExists and waits for the
+// informer instead of creating a second claim for the pod, then adopts the first one.
+TEST_F(ControllerTest, LostCreateAnswerDoesNotCreateASecondClaim) {
+  AddPod(MakePod("p"));
+  writer.fail_next = {"lost:create"};
+  EXPECT_FALSE(ctrl.SyncPod("ns", "p").ok());
+  ASSERT_EQ(writer.claims.size(), 1u);
+  const std::string first = writer.claims.begin()->second.metadata.name;
+  // The informer has not delivered the claim yet: the retry must not create another.
+  auto r = ctrl.SyncPod("ns", "p");
+  EXPECT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kUnavailable) << r.status();
+  EXPECT_EQ(writer.claims.size(), 1u);
+  EXPECT_TRUE(events.events.empty());
+  // Once it has, the pod adopts the claim and goes on.
+  Sync();
+  ASSERT_TRUE(ctrl.SyncPod("ns", "p").ok());
+  ASSERT_EQ(writer.claims.size(), 1u);
+  const api::Pod& pod = writer.pods.at("ns/p");
+  ASSERT_EQ(pod.status.resource_claim_statuses.size(), 1u);
+  EXPECT_EQ(pod.status.resource_claim_statuses[0].resource_claim_name, first);
+  EXPECT_TRUE(writer.claims.begin()->second.status.allocation.has_value());
+}
+
+// Another pod's claim holding the derived name (a hash collision) does not block the pod: the
+// server picks a name.
+TEST_F(ControllerTest, ClaimNameTakenByAnotherPodFallsBackToGenerateName) {
+  api::Pod p = MakePod("p");
+  AddPod(p);
+  api::ResourceClaim other;
+  other.metadata.namespace_ = "ns";
+  other.metadata.name = GeneratedClaimName("p-gpu-", p.metadata.uid, "gpu");
+  api::OwnerReference o;
+  o.kind = "Pod";
+  o.name = "someone-else";
+  o.uid = "uid-someone-else";
+  o.controller = true;
+  other.metadata.owner_references.push_back(o);
+  writer.claims["ns/" + other.metadata.name] = other;
+  Sync();
+  ASSERT_TRUE(ctrl.SyncPod("ns", "p").ok());
+  ASSERT_EQ(writer.claims.size(), 2u);
+  const api::Pod& pod = writer.pods.at("ns/p");
+  ASSERT_EQ(pod.status.resource_claim_statuses.size(), 1u);
+  EXPECT_NE(pod.status.resource_claim_statuses[0].resource_claim_name, other.metadata.name);
+}
+
 TEST_F(ControllerTest, NodeFilteringExcludesUnreadyTaintedAndUnselectedNodes) {
   cache.UpsertNode(std::make_shared<const api::Node>(MakeNode("node-0", /*ready=*/false)));
   api::Node tainted = MakeNode("node-2");

@@ -28,7 +28,8 @@ class FakeWriter : public ApiWriter {
   std::map<std::string, api::Pod> pods;
   std::vector<std::string> calls;
   // Call names to fail once with 500 (409 for "conflict:", 403 for "forbidden:", a connection
-  // reset for "transport:").
+  // reset for "transport:"; "lost:create" creates the claim and then reports a connection reset,
+  // as when the answer is lost).
   std::set<std::string> fail_next;
   int rv = 1000;
   int name_seq = 0;
@@ -61,10 +62,14 @@ class FakeWriter : public ApiWriter {
     api::ResourceClaim s = c;
     if (s.metadata.name.empty())
       s.metadata.name = c.metadata.generate_name + "x" + std::to_string(++name_seq);
+    if (claims.count(K(s.metadata.namespace_, s.metadata.name))) {
+      return ApiErr(409, "AlreadyExists");
+    }
     s.metadata.uid = "uid-" + s.metadata.name;
     s.metadata.resource_version = std::to_string(++rv);
     s.metadata.creation_timestamp = "2026-01-01T00:00:00Z";
     claims[K(s.metadata.namespace_, s.metadata.name)] = s;
+    if (fail_next.erase("lost:create")) return UnavailableError("create: Connection reset by peer");
     return std::make_shared<const api::ResourceClaim>(s);
   }
   StatusOr<ClaimPtr> Put(const api::ResourceClaim& c, bool status) {

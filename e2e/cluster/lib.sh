@@ -60,6 +60,16 @@ wait_for() {
   log "$desc ready"
 }
 
+# start_etcd: etcd on $ETCD_PORT with its data in $ETCD_DATA (kept, so that a restart resumes).
+start_etcd() {
+  start_bg etcd "$BIN/etcd" --name draco-e2e --data-dir "$ETCD_DATA" \
+    --listen-client-urls "http://127.0.0.1:$ETCD_PORT" --advertise-client-urls "http://127.0.0.1:$ETCD_PORT" \
+    --listen-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" \
+    --initial-advertise-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" \
+    --initial-cluster "draco-e2e=http://127.0.0.1:$ETCD_PEER_PORT" \
+    --unsafe-no-fsync --log-level=warn --quota-backend-bytes=4294967296
+}
+
 # start_apiserver: with DRACO_AUDIT_POLICY=FILE (an audit.k8s.io/v1 Policy), kube-apiserver also
 # writes a JSON audit log to $D/logs/audit.log (blocking mode: an entry is on disk before the
 # response is sent), for tests that check from the server's side when writes landed.

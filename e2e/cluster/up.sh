@@ -99,12 +99,7 @@ chmod 600 "$D/kubeconfig"
 
 # --- etcd -----------------------------------------------------------------------------------
 rm -rf "$ETCD_DATA"
-start_bg etcd "$BIN/etcd" --name draco-e2e --data-dir "$ETCD_DATA" \
-  --listen-client-urls "http://127.0.0.1:$ETCD_PORT" --advertise-client-urls "http://127.0.0.1:$ETCD_PORT" \
-  --listen-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" \
-  --initial-advertise-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" \
-  --initial-cluster "draco-e2e=http://127.0.0.1:$ETCD_PEER_PORT" \
-  --unsafe-no-fsync --log-level=warn --quota-backend-bytes=4294967296
+start_etcd
 wait_for etcd 60 curl -sf "http://127.0.0.1:$ETCD_PORT/health" || die "etcd did not start: $D/logs/etcd.log"
 
 # --- kube-apiserver -------------------------------------------------------------------------
