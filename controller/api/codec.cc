@@ -13,6 +13,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "controller/api/storage_types.h"
+#include "controller/api/workload_types.h"
 #include "controller/api/version_convert.h"
 
 namespace draco::api {
@@ -99,6 +100,10 @@ void Fields(V& v, PodSchedulingGate& o) {
   v("name", o.name);
 }
 template <class V>
+void Fields(V& v, PodSchedulingGroup& o) {
+  v("podGroupName", o.pod_group_name);
+}
+template <class V>
 void Fields(V& v, ResourceClaimRef& o) {
   v("name", o.name);
   v("request", o.request);
@@ -143,6 +148,7 @@ void Fields(V& v, PodSpec& o) {
   v("resources", o.resources);
   v("topologySpreadConstraints", o.topology_spread_constraints);
   v("volumes", o.volumes);
+  v("schedulingGroup", o.scheduling_group);
 }
 template <class V>
 void Fields(V& v, PodResourceClaimStatus& o) {
@@ -1246,6 +1252,7 @@ DRACO_API_CODEC_INSTANTIATE(Taint)
 DRACO_API_CODEC_INSTANTIATE(Toleration)
 DRACO_API_CODEC_INSTANTIATE(PodResourceClaim)
 DRACO_API_CODEC_INSTANTIATE(PodSchedulingGate)
+DRACO_API_CODEC_INSTANTIATE(PodSchedulingGroup)
 DRACO_API_CODEC_INSTANTIATE(ResourceClaimRef)
 DRACO_API_CODEC_INSTANTIATE(ResourceRequirements)
 DRACO_API_CODEC_INSTANTIATE(Container)
@@ -1295,6 +1302,11 @@ DRACO_API_CODEC_INSTANTIATE(CSINodeDriver)
 DRACO_API_CODEC_INSTANTIATE(CSINodeSpec)
 DRACO_API_CODEC_INSTANTIATE(CSINode)
 DRACO_API_CODEC_INSTANTIATE(Namespace)
+DRACO_API_CODEC_INSTANTIATE(PodGroupResourceClaim)
+DRACO_API_CODEC_INSTANTIATE(PodGroupSpec)
+DRACO_API_CODEC_INSTANTIATE(PodGroupResourceClaimStatus)
+DRACO_API_CODEC_INSTANTIATE(PodGroupStatus)
+DRACO_API_CODEC_INSTANTIATE(PodGroup)
 DRACO_API_CODEC_INSTANTIATE(CELDeviceSelector)
 DRACO_API_CODEC_INSTANTIATE(DeviceSelector)
 DRACO_API_CODEC_INSTANTIATE(OpaqueDeviceConfiguration)

@@ -166,6 +166,7 @@ NodeUsage ClusterCache::Usage(const std::string& node) const {
 
 void ClusterCache::IndexClaimLocked(const std::string& key, const api::ResourceClaim& c, int sign) {
   std::string owner = OwnerPodUid(c);
+  if (owner.empty()) owner = OwnerPodGroupUid(c);
   if (!owner.empty()) {
     if (sign > 0) {
       claims_by_owner_[owner].insert(key);

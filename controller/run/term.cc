@@ -33,6 +33,8 @@ ControllerTerm::ControllerTerm(const TermDeps& deps, k8s::RestClient& writes) : 
   reconcilers::ControllerOptions co;
   co.allocate = deps.flags.allocate;
   co.pin_node = deps.flags.pin_allocated_node;
+  co.extended_resources = deps.features.extended_resource;
+  co.workload_claims = deps.features.workload_resource_claims;
   controller_ = std::make_unique<reconcilers::Controller>(
       deps.cache, *writer_, *allocator_, *recorder_, *enqueuer_, deps.clock, &deps.metrics, co);
   deps.informers.SetEventSink(recorder_.get());

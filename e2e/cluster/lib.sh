@@ -7,6 +7,12 @@ API_PORT=${DRACO_API_PORT:-16443}
 ETCD_DATA=${DRACO_ETCD_DATA:-/dev/shm/draco-e2e-etcd-$API_PORT}
 # One gate string for all three components (upstream drops fields of disabled gates on write).
 FEATURE_GATES=${DRACO_FEATURE_GATES:-DRAPrioritizedList=true,DRAPartitionableDevices=true,DRAConsumableCapacity=true,DRADeviceTaints=true,DRADeviceTaintRules=true,DRADeviceBindingConditions=true,DRAResourceClaimDeviceStatus=true,DRAAdminAccess=true}
+# Profile "workload-claims" (up.sh --workload-claims, or DRACO_E2E_WORKLOAD_CLAIMS=1): PodGroup
+# claims (KEP-5729, beta and off by default in 1.37) on all three components: the Workload API
+# (GenericWorkload, scheduling.k8s.io/v1beta1 served) and DRAWorkloadResourceClaims.
+if [[ ${DRACO_E2E_WORKLOAD_CLAIMS:-} == 1 ]]; then
+  FEATURE_GATES+=",GenericWorkload=true,DRAWorkloadResourceClaims=true"
+fi
 
 # supported_gates: $FEATURE_GATES without the gates this version's kube-apiserver does not list in
 # --help (older versions refuse unknown gates; gates locked to their default are not listed and
@@ -63,9 +69,12 @@ wait_for() {
 # DeviceTaintRule in resource.k8s.io/v1alpha3 only, and kube-scheduler with DRADeviceTaints on waits
 # for that informer forever when it is off (no pod is ever scheduled).
 runtime_config() {
+  local apis=()
   case ${DRACO_K8S_VERSION:-v1.37.2} in
-    v1.34.*) echo "--runtime-config=resource.k8s.io/v1alpha3=true" ;;
+    v1.34.*) apis+=(resource.k8s.io/v1alpha3=true) ;;
   esac
+  [[ ${DRACO_E2E_WORKLOAD_CLAIMS:-} == 1 ]] && apis+=(scheduling.k8s.io/v1beta1=true)
+  if ((${#apis[@]})); then (IFS=,; echo "--runtime-config=${apis[*]}"); fi
 }
 
 start_apiserver() {
