@@ -1,6 +1,5 @@
 #include "controller/api/codec.h"
 
-
 #include <charconv>
 #include <cmath>
 #include <exception>
@@ -13,8 +12,8 @@
 #include <yaml-cpp/yaml.h>
 
 #include "controller/api/storage_types.h"
-#include "controller/api/workload_types.h"
 #include "controller/api/version_convert.h"
+#include "controller/api/workload_types.h"
 
 namespace draco::api {
 namespace {

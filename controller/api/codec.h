@@ -32,8 +32,8 @@
 #include <vector>
 
 #include "controller/api/storage_types.h"
-#include "controller/api/workload_types.h"
 #include "controller/api/types.h"
+#include "controller/api/workload_types.h"
 #include "k8sclient/base/status.h"
 
 namespace draco::api {

@@ -293,9 +293,8 @@ StatusOr<PodGroupPtr> RestApiWriter::ApplyPodGroupClaimStatuses(
   k8s::PatchOptions opts;
   opts.field_manager = std::string(kFieldManager);
   opts.force = true;
-  return DecodePodGroup(client_.Patch(kPodGroupsGvr, group.metadata.namespace_,
-                                      group.metadata.name, k8s::PatchType::kApply,
-                                      sb.GetString(), opts, "status"));
+  return DecodePodGroup(client_.Patch(kPodGroupsGvr, group.metadata.namespace_, group.metadata.name,
+                                      k8s::PatchType::kApply, sb.GetString(), opts, "status"));
 }
 
 StatusOr<PodGroupPtr> RestApiWriter::GetPodGroupLive(const std::string& ns,

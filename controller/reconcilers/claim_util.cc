@@ -135,8 +135,7 @@ const api::OwnerReference* ControllerPodGroupRef(const api::ResourceClaim& claim
   const std::string prefix = std::string(api::kSchedulingGroup) + "/";
   for (const auto& o : claim.metadata.owner_references) {
     // The version is ignored (it changes as the API matures), the group is not.
-    if (o.controller.value_or(false) && o.kind == "PodGroup" &&
-        o.api_version.starts_with(prefix)) {
+    if (o.controller.value_or(false) && o.kind == "PodGroup" && o.api_version.starts_with(prefix)) {
       return &o;
     }
   }

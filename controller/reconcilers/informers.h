@@ -1,8 +1,9 @@
 // Informers: the shared informers draco runs (ResourceClaims, ResourceClaimTemplates,
 // DeviceClasses, ResourceSlices, DeviceTaintRules, Pods, Nodes, and for kube-scheduler's volume
 // and namespace-aware filters PersistentVolumes, PersistentVolumeClaims, StorageClasses, CSINodes
-// and Namespaces; scheduling.k8s.io PodGroups with DRAWorkloadResourceClaims), plus an optional one for draco.dev/v1alpha1 AllocationPolicies, and the bridge
-// from their events to the ClusterCache and the Controller's hooks.
+// and Namespaces; scheduling.k8s.io PodGroups with DRAWorkloadResourceClaims), plus an optional one
+// for draco.dev/v1alpha1 AllocationPolicies, and the bridge from their events to the ClusterCache
+// and the Controller's hooks.
 //
 // AllocationPolicies are optional: the CRD may not be installed. Start() probes the resource with
 // a one-item LIST on a background thread; 404 means "no CRD": policies are off (every class is

@@ -65,8 +65,8 @@ StatusOr<Result> Controller::SyncPodGroup(const std::string& ns, const std::stri
     if (recorded) {
       claim = cache_.GetClaim(ns, *recorded);
       if (claim && !IsClaimForPodGroup(*claim, *group)) {
-        spdlog::warn("PodGroup {}/{}: recorded claim {} is not owned by the group; re-creating",
-                     ns, name, *recorded);
+        spdlog::warn("PodGroup {}/{}: recorded claim {} is not owned by the group; re-creating", ns,
+                     name, *recorded);
         claim = nullptr;
       }
     }
@@ -142,8 +142,8 @@ ClaimPtr Controller::FindPodGroupClaim(const api::Pod& pod, const api::PodGroup&
   return cache_.FindGeneratedClaim(group.metadata.uid, pc.name);
 }
 
-StatusOr<bool> Controller::PodGroupReservationValid(
-    const std::string& ns, const api::ResourceClaimConsumerReference& r) {
+StatusOr<bool> Controller::PodGroupReservationValid(const std::string& ns,
+                                                    const api::ResourceClaimConsumerReference& r) {
   if (Recent(deleted_groups_, r.uid)) return false;
   PodGroupPtr g = cache_.GetPodGroup(ns, r.name);
   if (!g) {

@@ -410,10 +410,10 @@ int RunMain(int argc, char** argv) {
         "DRAWorkloadResourceClaims is on but the API server does not serve "
         "scheduling.k8s.io/v1beta1 PodGroups (GenericWorkload off?): PodGroup claims are ignored");
   }
-  reconcilers::Informers informers(**client, cache, clock,
-                                   std::chrono::seconds(flags->allocation_policy_recheck_seconds),
-                                   profile->device_taint_rules,
-                                   profile->pod_groups && profile->features.workload_resource_claims);
+  reconcilers::Informers informers(
+      **client, cache, clock, std::chrono::seconds(flags->allocation_policy_recheck_seconds),
+      profile->device_taint_rules,
+      profile->pod_groups && profile->features.workload_resource_claims);
   std::unique_ptr<admission::Webhook> webhook;  // every replica serves it, leader or not
   if (flags->webhook.bind_address != "0") {
     auto opts = admission::ToWebhookOptions(flags->webhook, flags->leader_elect_namespace);

@@ -6,9 +6,8 @@ namespace draco::run {
 
 std::string ServerProfile::Summary() const {
   return "Kubernetes " + version.git_version + " (1." + std::to_string(version.minor) +
-         "): DeviceTaintRules " + (device_taint_rules ? "served" : "not served") +
-         ", PodGroups " + (pod_groups ? "served" : "not served") +
-         ", MutatingAdmissionPolicy " +
+         "): DeviceTaintRules " + (device_taint_rules ? "served" : "not served") + ", PodGroups " +
+         (pod_groups ? "served" : "not served") + ", MutatingAdmissionPolicy " +
          (mutating_admission_policy_version.empty() ? "not served"
                                                     : mutating_admission_policy_version) +
          "; feature gates " + alloc::FeatureGatesString(features);
