@@ -22,7 +22,7 @@ struct Gate {
   std::vector<Step> steps;  // ascending by minor
 };
 
-// k8s.io/kubernetes v1.37.2 pkg/features/kube_features.go, the DRA gates the allocator reads.
+// k8s.io/kubernetes v1.37.2 pkg/features/kube_features.go, the DRA gates draco reads.
 const std::vector<Gate>& Gates() {
   static const std::vector<Gate> gates = {
       {"DRAAdminAccess",
@@ -40,6 +40,9 @@ const std::vector<Gate>& Gates() {
        &Features::device_taint_rules,
        {{35, false, false}, {37, true, false}}},
       {"DRADeviceTaints", &Features::device_taints, {{33, false, false}, {36, true, false}}},
+      {"DRAExtendedResource",
+       &Features::extended_resource,
+       {{34, false, false}, {36, true, false}, {37, true, true}}},
       {"DRAFractionalCapacityRange", &Features::fractional_capacity_range, {{37, false, false}}},
       {"DRAListTypeAttributes", &Features::list_type_attributes, {{36, false, false}}},
       {"DRAOptionalNodeOperations", &Features::optional_node_operations, {{37, false, false}}},
@@ -49,6 +52,9 @@ const std::vector<Gate>& Gates() {
       {"DRAPrioritizedList",
        &Features::prioritized_list,
        {{33, false, false}, {34, true, false}, {37, true, true}}},
+      {"DRAWorkloadResourceClaims",
+       &Features::workload_resource_claims,
+       {{36, false, false}, {37, false, false}}},
   };
   return gates;
 }

@@ -20,7 +20,7 @@ namespace draco::alloc {
 inline constexpr int kOldestKnownMinor = 34;
 inline constexpr int kNewestKnownMinor = 37;
 
-// kube-scheduler 1.<minor>'s defaults for the DRA gates the allocator implements.
+// kube-scheduler 1.<minor>'s defaults for the DRA gates draco implements.
 Features DefaultFeatures(int minor = kNewestKnownMinor);
 
 // Applies a kube-style gate list ("Name=true,Other=false", spaces allowed) on top of `features`,

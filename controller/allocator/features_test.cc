@@ -131,5 +131,39 @@ TEST(FeaturesTest, BadGatesAreRejectedAndChangeNothing) {
   EXPECT_FALSE(ApplyFeatureGates("DRADeviceTaints=yes", 37, f).ok());
 }
 
+TEST(FeaturesTest, ExtendedResourceAndWorkloadClaimGates) {
+  EXPECT_FALSE(DefaultFeatures(34).extended_resource);  // alpha in 1.34 and 1.35
+  EXPECT_FALSE(DefaultFeatures(35).extended_resource);
+  EXPECT_TRUE(DefaultFeatures(36).extended_resource);
+  EXPECT_TRUE(DefaultFeatures(37).extended_resource);
+  for (int minor = 34; minor <= 37; ++minor) {
+    EXPECT_FALSE(DefaultFeatures(minor).workload_resource_claims) << minor;
+  }
+  Features f = DefaultFeatures(37);
+  // GA and locked in 1.37.
+  Status s = ApplyFeatureGates("DRAExtendedResource=false", 37, f);
+  EXPECT_NE(s.message().find("locked to true"), std::string::npos) << s;
+  Features g = DefaultFeatures(35);
+  ASSERT_TRUE(ApplyFeatureGates("DRAExtendedResource=true", 35, g).ok());
+  EXPECT_TRUE(g.extended_resource);
+  // DRAWorkloadResourceClaims exists from 1.36 (alpha) on; beta but off in 1.37.
+  EXPECT_FALSE(ApplyFeatureGates("DRAWorkloadResourceClaims=true", 35, g).ok());
+  ASSERT_TRUE(ApplyFeatureGates("DRAWorkloadResourceClaims=true", 37, f).ok());
+  EXPECT_TRUE(f.workload_resource_claims);
+}
+
+TEST(FeaturesTest, EveryDraSchedulingGateIsKnown) {
+  // The gates kube-scheduler 1.37 reads for DRA allocation and claim handling.
+  const std::string names = FeatureGateNames();
+  for (const char* gate :
+       {"DRAAdminAccess", "DRAConsumableCapacity", "DRADerivedAttributes",
+        "DRADeviceBindingConditions", "DRADeviceCompatibilityGroups", "DRADeviceTaintRules",
+        "DRADeviceTaints", "DRAExtendedResource", "DRAFractionalCapacityRange",
+        "DRAListTypeAttributes", "DRAPartitionableDevices", "DRAPrioritizedList",
+        "DRAWorkloadResourceClaims"}) {
+    EXPECT_NE(names.find(gate), std::string::npos) << gate;
+  }
+}
+
 }  // namespace
 }  // namespace draco::alloc

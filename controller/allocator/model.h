@@ -292,6 +292,11 @@ struct Features {
   bool optional_node_operations = false;
   bool derived_attributes = false;
   bool compatibility_groups = false;
+  // Not allocator semantics, carried here so one gate table serves draco: DRAExtendedResource
+  // (draco plans the special claim of gated pods asking for extended resources a DeviceClass
+  // serves) and DRAWorkloadResourceClaims (claims of a PodGroup's templates, shared by its pods).
+  bool extended_resource = true;
+  bool workload_resource_claims = false;
 };
 
 }  // namespace draco::alloc

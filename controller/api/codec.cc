@@ -1,6 +1,5 @@
 #include "controller/api/codec.h"
 
-
 #include <charconv>
 #include <cmath>
 #include <exception>
@@ -14,6 +13,7 @@
 
 #include "controller/api/storage_types.h"
 #include "controller/api/version_convert.h"
+#include "controller/api/workload_types.h"
 
 namespace draco::api {
 namespace {
@@ -99,6 +99,10 @@ void Fields(V& v, PodSchedulingGate& o) {
   v("name", o.name);
 }
 template <class V>
+void Fields(V& v, PodSchedulingGroup& o) {
+  v("podGroupName", o.pod_group_name);
+}
+template <class V>
 void Fields(V& v, ResourceClaimRef& o) {
   v("name", o.name);
   v("request", o.request);
@@ -143,6 +147,7 @@ void Fields(V& v, PodSpec& o) {
   v("resources", o.resources);
   v("topologySpreadConstraints", o.topology_spread_constraints);
   v("volumes", o.volumes);
+  v("schedulingGroup", o.scheduling_group);
 }
 template <class V>
 void Fields(V& v, PodResourceClaimStatus& o) {
@@ -1265,6 +1270,7 @@ DRACO_API_CODEC_INSTANTIATE(Taint)
 DRACO_API_CODEC_INSTANTIATE(Toleration)
 DRACO_API_CODEC_INSTANTIATE(PodResourceClaim)
 DRACO_API_CODEC_INSTANTIATE(PodSchedulingGate)
+DRACO_API_CODEC_INSTANTIATE(PodSchedulingGroup)
 DRACO_API_CODEC_INSTANTIATE(ResourceClaimRef)
 DRACO_API_CODEC_INSTANTIATE(ResourceRequirements)
 DRACO_API_CODEC_INSTANTIATE(Container)
@@ -1314,6 +1320,11 @@ DRACO_API_CODEC_INSTANTIATE(CSINodeDriver)
 DRACO_API_CODEC_INSTANTIATE(CSINodeSpec)
 DRACO_API_CODEC_INSTANTIATE(CSINode)
 DRACO_API_CODEC_INSTANTIATE(Namespace)
+DRACO_API_CODEC_INSTANTIATE(PodGroupResourceClaim)
+DRACO_API_CODEC_INSTANTIATE(PodGroupSpec)
+DRACO_API_CODEC_INSTANTIATE(PodGroupResourceClaimStatus)
+DRACO_API_CODEC_INSTANTIATE(PodGroupStatus)
+DRACO_API_CODEC_INSTANTIATE(PodGroup)
 DRACO_API_CODEC_INSTANTIATE(CELDeviceSelector)
 DRACO_API_CODEC_INSTANTIATE(DeviceSelector)
 DRACO_API_CODEC_INSTANTIATE(OpaqueDeviceConfiguration)

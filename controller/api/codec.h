@@ -1,4 +1,4 @@
-// JSON and YAML codec for the types in types.h and storage_types.h.
+// JSON and YAML codec for the types in types.h, storage_types.h and workload_types.h.
 //
 // JSON: Decode<T>(text) / Encode<T>(obj) for every struct in types.h. Decoding is strict about
 // types, as Go's encoding/json is (a number where a string is expected is an error; 1.0 and 1e3
@@ -33,6 +33,7 @@
 
 #include "controller/api/storage_types.h"
 #include "controller/api/types.h"
+#include "controller/api/workload_types.h"
 #include "k8sclient/base/status.h"
 
 namespace draco::api {
@@ -40,7 +41,7 @@ namespace draco::api {
 inline constexpr int kMaxNestingDepth = 512;
 inline constexpr size_t kMaxYamlNodes = 1 << 20;
 
-// Instantiated for every struct declared in types.h and storage_types.h.
+// Instantiated for every struct declared in types.h, storage_types.h and workload_types.h.
 template <typename T>
 StatusOr<T> Decode(std::string_view json);
 template <typename T>

@@ -384,5 +384,29 @@ TEST(CodecSchedulingTest, PodConstraintsAndStorageObjectsRoundTrip) {
   EXPECT_FALSE(Decode<PersistentVolumeClaim>(R"({"spec":{"volumeName":3}})").ok());
 }
 
+TEST(CodecSchedulingTest, PodGroupAndPodSchedulingGroupRoundTrip) {
+  auto pg = Decode<PodGroup>(R"({"apiVersion":"scheduling.k8s.io/v1beta1","kind":"PodGroup",
+      "metadata":{"name":"g","namespace":"ns","uid":"u1"},"spec":{"schedulingPolicy":{"gang":{
+      "minCount":2}},"resourceClaims":[{"name":"gpu","resourceClaimTemplateName":"t"},
+      {"name":"shared","resourceClaimName":"c"}]},"status":{"conditions":[],
+      "resourceClaimStatuses":[{"name":"gpu","resourceClaimName":"g-gpu-x1"}]}})");
+  ASSERT_TRUE(pg.ok()) << pg.status().message();
+  ASSERT_EQ(pg->spec.resource_claims.size(), 2u);
+  EXPECT_EQ(pg->spec.resource_claims[0].resource_claim_template_name, "t");
+  EXPECT_FALSE(pg->spec.resource_claims[0].resource_claim_name.has_value());
+  EXPECT_EQ(pg->spec.resource_claims[1].resource_claim_name, "c");
+  EXPECT_EQ(pg->status.resource_claim_statuses[0].resource_claim_name, "g-gpu-x1");
+  std::string enc = Encode(*pg);
+  EXPECT_NE(enc.find("\"minCount\":2"), std::string::npos) << enc;  // unknown fields survive
+  EXPECT_EQ(*Decode<PodGroup>(enc), *pg);
+  EXPECT_FALSE(Decode<PodGroup>(R"({"spec":{"resourceClaims":[{"name":3}]}})").ok());
+
+  auto pod = Decode<Pod>(R"({"metadata":{"name":"p"},"spec":{"schedulingGroup":{
+      "podGroupName":"g"}}})");
+  ASSERT_TRUE(pod.ok()) << pod.status().message();
+  EXPECT_EQ(pod->spec.scheduling_group->pod_group_name, "g");
+  EXPECT_EQ(*Decode<Pod>(Encode(*pod)), *pod);
+}
+
 }  // namespace
 }  // namespace draco::api

@@ -291,6 +291,13 @@ struct PodSchedulingGate {
   friend bool operator==(const PodSchedulingGate&, const PodSchedulingGate&) = default;
 };
 
+// spec.schedulingGroup (1.36+): the PodGroup (scheduling.k8s.io) the pod belongs to.
+struct PodSchedulingGroup {
+  std::optional<std::string> pod_group_name;
+  UnknownFields unknown;
+  friend bool operator==(const PodSchedulingGroup&, const PodSchedulingGroup&) = default;
+};
+
 struct ResourceClaimRef {  // core/v1 ResourceClaim (container.resources.claims[])
   std::string name;
   std::string request;
@@ -349,6 +356,7 @@ struct PodSpec {
   std::optional<ResourceRequirements> resources;
   std::vector<TopologySpreadConstraint> topology_spread_constraints;
   std::vector<Volume> volumes;
+  std::optional<PodSchedulingGroup> scheduling_group;
   UnknownFields unknown;
   friend bool operator==(const PodSpec&, const PodSpec&) = default;
 };

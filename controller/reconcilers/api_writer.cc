@@ -30,6 +30,13 @@ StatusOr<PodPtr> DecodePod(const StatusOr<std::string>& body) {
   return std::make_shared<const api::Pod>(std::move(*p));
 }
 
+StatusOr<PodGroupPtr> DecodePodGroup(const StatusOr<std::string>& body) {
+  if (!body.ok()) return body.status();
+  auto g = api::Decode<api::PodGroup>(*body);
+  if (!g.ok()) return g.status().WithPrefix("decode PodGroup response");
+  return std::make_shared<const api::PodGroup>(std::move(*g));
+}
+
 void Str(Writer& w, const char* key, std::string_view v) {
   w.Key(key);
   w.String(v.data(), static_cast<rapidjson::SizeType>(v.size()));
@@ -255,6 +262,46 @@ StatusOr<PodPtr> RestApiWriter::GetPodLive(const std::string& ns, const std::str
   auto r = client_.Get(k8s::kPods, ns, name);
   if (!r.ok() && k8s::IsNotFound(r.status())) return PodPtr(nullptr);
   return DecodePod(r);
+}
+
+StatusOr<PodGroupPtr> RestApiWriter::ApplyPodGroupClaimStatuses(
+    const api::PodGroup& group, const std::vector<api::PodGroupResourceClaimStatus>& statuses) {
+  rapidjson::StringBuffer sb;
+  Writer w(sb);
+  w.StartObject();
+  Str(w, "apiVersion", std::string(api::kSchedulingGroup) + "/" + api::kPodGroupVersion);
+  Str(w, "kind", "PodGroup");
+  w.Key("metadata");
+  w.StartObject();
+  Str(w, "name", group.metadata.name);
+  Str(w, "namespace", group.metadata.namespace_);
+  Str(w, "uid", group.metadata.uid);  // never applies to a re-created group of the same name
+  w.EndObject();
+  w.Key("status");
+  w.StartObject();
+  w.Key("resourceClaimStatuses");
+  w.StartArray();
+  for (const auto& s : statuses) {
+    w.StartObject();
+    Str(w, "name", s.name);
+    if (s.resource_claim_name) Str(w, "resourceClaimName", *s.resource_claim_name);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+  w.EndObject();
+  k8s::PatchOptions opts;
+  opts.field_manager = std::string(kFieldManager);
+  opts.force = true;
+  return DecodePodGroup(client_.Patch(kPodGroupsGvr, group.metadata.namespace_, group.metadata.name,
+                                      k8s::PatchType::kApply, sb.GetString(), opts, "status"));
+}
+
+StatusOr<PodGroupPtr> RestApiWriter::GetPodGroupLive(const std::string& ns,
+                                                     const std::string& name) {
+  auto r = client_.Get(kPodGroupsGvr, ns, name);
+  if (!r.ok() && k8s::IsNotFound(r.status())) return PodGroupPtr(nullptr);
+  return DecodePodGroup(r);
 }
 
 }  // namespace draco::reconcilers

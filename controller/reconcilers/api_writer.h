@@ -18,6 +18,7 @@ namespace draco::reconcilers {
 
 inline const k8s::GroupVersionResource kResourceClaimsGvr{"resource.k8s.io", "v1",
                                                           "resourceclaims"};
+inline const k8s::GroupVersionResource kPodGroupsGvr{"scheduling.k8s.io", "v1beta1", "podgroups"};
 
 class RestApiWriter : public ApiWriter {
  public:
@@ -32,6 +33,10 @@ class RestApiWriter : public ApiWriter {
   StatusOr<PodPtr> RemoveSchedulingGate(const api::Pod& pod, std::string_view gate,
                                         const std::string& pin_node) override;
   StatusOr<PodPtr> GetPodLive(const std::string& ns, const std::string& name) override;
+  StatusOr<PodGroupPtr> ApplyPodGroupClaimStatuses(
+      const api::PodGroup& group,
+      const std::vector<api::PodGroupResourceClaimStatus>& statuses) override;
+  StatusOr<PodGroupPtr> GetPodGroupLive(const std::string& ns, const std::string& name) override;
 
  private:
   k8s::RestClient& client_;

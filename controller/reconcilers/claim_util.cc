@@ -146,6 +146,107 @@ api::ResourceClaimConsumerReference PodConsumer(const api::Pod& pod) {
   return r;
 }
 
+std::string PodGroupNameOf(const api::Pod& pod) {
+  if (!pod.spec.scheduling_group || !pod.spec.scheduling_group->pod_group_name) return "";
+  return *pod.spec.scheduling_group->pod_group_name;
+}
+
+namespace {
+const api::OwnerReference* ControllerPodGroupRef(const api::ResourceClaim& claim) {
+  const std::string prefix = std::string(api::kSchedulingGroup) + "/";
+  for (const auto& o : claim.metadata.owner_references) {
+    // The version is ignored (it changes as the API matures), the group is not.
+    if (o.controller.value_or(false) && o.kind == "PodGroup" && o.api_version.starts_with(prefix)) {
+      return &o;
+    }
+  }
+  return nullptr;
+}
+}  // namespace
+
+std::string OwnerPodGroupUid(const api::ResourceClaim& claim) {
+  const auto* o = ControllerPodGroupRef(claim);
+  return o ? o->uid : "";
+}
+
+std::string OwnerPodGroupName(const api::ResourceClaim& claim) {
+  const auto* o = ControllerPodGroupRef(claim);
+  return o ? o->name : "";
+}
+
+bool IsClaimForPodGroup(const api::ResourceClaim& claim, const api::PodGroup& group) {
+  return claim.metadata.namespace_ == group.metadata.namespace_ && !group.metadata.uid.empty() &&
+         OwnerPodGroupUid(claim) == group.metadata.uid;
+}
+
+api::ResourceClaimConsumerReference PodGroupConsumer(const api::PodGroup& group) {
+  api::ResourceClaimConsumerReference r;
+  r.api_group = api::kSchedulingGroup;
+  r.resource = api::kPodGroupResource;
+  r.name = group.metadata.name;
+  r.uid = group.metadata.uid;
+  return r;
+}
+
+bool IsPodGroupConsumer(const api::ResourceClaimConsumerReference& ref) {
+  return ref.api_group == api::kSchedulingGroup && ref.resource == api::kPodGroupResource;
+}
+
+StatusOr<api::ResourceClaimConsumerReference> BindTo(const api::Pod& pod,
+                                                     const api::PodGroup* group,
+                                                     const api::PodResourceClaim& pc) {
+  if (!pc.resource_claim_name && !pc.resource_claim_template_name) {
+    return InvalidArgumentError("pod claim " + pc.name +
+                                ": neither resourceClaimName nor resourceClaimTemplateName is set");
+  }
+  if (group) {
+    if (PodGroupNameOf(pod) != group->metadata.name ||
+        pod.metadata.namespace_ != group->metadata.namespace_) {
+      return InvalidArgumentError("pod " + pod.metadata.namespace_ + "/" + pod.metadata.name +
+                                  " is not a member of PodGroup " + group->metadata.namespace_ +
+                                  "/" + group->metadata.name);
+    }
+    for (const auto& gc : group->spec.resource_claims) {
+      if (gc.name == pc.name && gc.resource_claim_name == pc.resource_claim_name &&
+          gc.resource_claim_template_name == pc.resource_claim_template_name) {
+        return PodGroupConsumer(*group);
+      }
+    }
+  }
+  return PodConsumer(pod);
+}
+
+bool IsReservedForPodOrGroup(const api::ResourceClaim& claim, const api::Pod& pod,
+                             bool accept_group) {
+  const std::string group = accept_group ? PodGroupNameOf(pod) : "";
+  for (const auto& r : claim.status.reserved_for) {
+    if (r.uid == pod.metadata.uid) return true;
+    if (!group.empty() && IsPodGroupConsumer(r) && r.name == group) return true;
+  }
+  return false;
+}
+
+api::ResourceClaim ClaimFromPodGroupTemplate(const api::PodGroup& group,
+                                             const api::PodGroupResourceClaim& gc,
+                                             const api::ResourceClaimTemplate& tmpl) {
+  api::ResourceClaim c;
+  c.metadata.generate_name = GeneratedClaimPrefix(group.metadata.name, gc.name);
+  c.metadata.namespace_ = group.metadata.namespace_;
+  c.metadata.labels = tmpl.spec.metadata.labels;
+  c.metadata.annotations = tmpl.spec.metadata.annotations;
+  c.metadata.annotations[std::string(kPodClaimNameAnnotation)] = gc.name;
+  api::OwnerReference owner;
+  owner.api_version = std::string(api::kSchedulingGroup) + "/" + api::kPodGroupVersion;
+  owner.kind = "PodGroup";
+  owner.name = group.metadata.name;
+  owner.uid = group.metadata.uid;
+  owner.controller = true;
+  c.metadata.owner_references.push_back(std::move(owner));
+  c.spec = tmpl.spec.spec;
+  return c;
+}
+
+
 bool SelectsOnlyNode(const std::optional<api::NodeSelector>& selector, std::string_view node) {
   if (!selector || selector->node_selector_terms.size() != 1) return false;
   const auto& term = selector->node_selector_terms.front();

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "controller/api/types.h"
+#include "controller/api/workload_types.h"
 #include "k8sclient/base/status.h"
 
 namespace draco::reconcilers {
@@ -73,5 +74,36 @@ api::ResourceClaim ClaimFromTemplate(const api::Pod& pod, const api::PodResource
 
 // A reservedFor entry for a pod.
 api::ResourceClaimConsumerReference PodConsumer(const api::Pod& pod);
+
+// ---- PodGroup claims (DRAWorkloadResourceClaims) ----
+
+// spec.schedulingGroup.podGroupName, or "" when the pod belongs to no PodGroup.
+std::string PodGroupNameOf(const api::Pod& pod);
+// The controlling ownerReference of kind PodGroup (apiVersion scheduling.k8s.io/<any>): its UID
+// and name, or "".
+std::string OwnerPodGroupUid(const api::ResourceClaim& claim);
+std::string OwnerPodGroupName(const api::ResourceClaim& claim);
+// IsForPodGroup: claim in the group's namespace and controlled by it (by UID).
+bool IsClaimForPodGroup(const api::ResourceClaim& claim, const api::PodGroup& group);
+// A reservedFor entry for a PodGroup (apiGroup scheduling.k8s.io, resource podgroups).
+api::ResourceClaimConsumerReference PodGroupConsumer(const api::PodGroup& group);
+bool IsPodGroupConsumer(const api::ResourceClaimConsumerReference& ref);
+// upstream BindTo: the consumer `pc` of `pod` is reserved for. The PodGroup when `group` (the
+// pod's group, null when the gate is off or the pod has none) lists a claim with the same name
+// and the same claim/template name, else the pod. A `group` the pod is not a member of is
+// InvalidArgument.
+StatusOr<api::ResourceClaimConsumerReference> BindTo(const api::Pod& pod,
+                                                     const api::PodGroup* group,
+                                                     const api::PodResourceClaim& pc);
+// IsReservedForPod: reserved for the pod, or (with `accept_group`) for its PodGroup by name.
+bool IsReservedForPodOrGroup(const api::ResourceClaim& claim, const api::Pod& pod,
+                             bool accept_group);
+// The claim KCM creates for template entry `gc` of `group`: generateName "<group>-<claim>-"
+// (shortened as for pods), template labels and annotations plus pod-claim-name = gc.name, the
+// PodGroup as controller owner (scheduling.k8s.io/v1beta1), the template's spec.
+api::ResourceClaim ClaimFromPodGroupTemplate(const api::PodGroup& group,
+                                             const api::PodGroupResourceClaim& gc,
+                                             const api::ResourceClaimTemplate& tmpl);
+
 
 }  // namespace draco::reconcilers

@@ -143,6 +143,7 @@ std::vector<PodPtr> ClusterCache::Pods() const {
 
 void ClusterCache::IndexClaimLocked(const std::string& key, const api::ResourceClaim& c, int sign) {
   std::string owner = OwnerPodUid(c);
+  if (owner.empty()) owner = OwnerPodGroupUid(c);
   if (!owner.empty()) {
     if (sign > 0) {
       claims_by_owner_[owner].insert(key);

@@ -35,6 +35,7 @@
 
 #include "controller/allocator/model.h"
 #include "controller/api/types.h"
+#include "controller/api/workload_types.h"
 #include "controller/feasibility/snapshot.h"
 #include "controller/metrics/controller_metrics.h"
 #include "controller/reconcilers/claim_util.h"
@@ -46,6 +47,7 @@ using PodPtr = std::shared_ptr<const api::Pod>;
 using ClaimPtr = std::shared_ptr<const api::ResourceClaim>;
 using TemplatePtr = std::shared_ptr<const api::ResourceClaimTemplate>;
 using NodePtr = std::shared_ptr<const api::Node>;
+using PodGroupPtr = std::shared_ptr<const api::PodGroup>;
 
 // One node-local or shared ResourceSlice in both representations.
 struct SliceEntry {
@@ -101,6 +103,9 @@ class ClusterCache {
   void DeleteCSINode(const std::string& name);
   void UpsertNamespace(std::shared_ptr<const api::Namespace> ns);
   void DeleteNamespace(const std::string& name);
+  // scheduling.k8s.io PodGroups (watched only with DRAWorkloadResourceClaims on).
+  void UpsertPodGroup(PodGroupPtr group);
+  void DeletePodGroup(const std::string& ns, const std::string& name);
 
   // ---- our own writes ----
   // Stores draco's own write result. Unlike UpsertClaim (the informer), it does not mark the
@@ -121,10 +126,15 @@ class ClusterCache {
   TemplatePtr GetTemplate(const std::string& ns, const std::string& name) const;
   NodePtr GetNode(const std::string& name) const;
   std::vector<PodPtr> PodsForClaim(const std::string& ns, const std::string& claim) const;
+  // Claims whose controlling owner (a Pod, or a PodGroup) has UID `pod_uid`.
   std::vector<ClaimPtr> ClaimsOwnedByPod(const std::string& pod_uid) const;
-  // The generated claim for pod claim entry `pod_claim_name` among claims controlled by the pod.
+  // The generated claim for pod claim entry `pod_claim_name` among claims controlled by the pod
+  // (or PodGroup) with that UID.
   ClaimPtr FindGeneratedClaim(const std::string& pod_uid, const std::string& pod_claim_name) const;
   std::vector<NodePtr> Nodes() const;
+  PodGroupPtr GetPodGroup(const std::string& ns, const std::string& name) const;
+  // Pods of namespace `ns` whose spec.schedulingGroup names PodGroup `group`.
+  std::vector<PodPtr> PodGroupMembers(const std::string& ns, const std::string& group) const;
   // The cluster as kube-scheduler's filters see it, for scheduling the pod `exclude_pod_key`
   // ("ns/name", left out): nodes by name, and as placed pods every pod bound to a node
   // (spec.nodeName, not finished), every pod draco released for a node and every pod
@@ -214,6 +224,7 @@ class ClusterCache {
   std::map<std::string, alloc::AllocationPolicy> policies_;
   std::map<std::string, NodePtr> nodes_;
   feasibility::Snapshot storage_;  // only the PV/PVC/StorageClass/CSINode/Namespace maps
+  std::unordered_map<std::string, PodGroupPtr> pod_groups_;  // ns/name
 
   std::unordered_map<std::string, std::set<std::string>> claims_by_owner_;  // pod uid -> keys
   std::unordered_map<std::string, std::set<std::string>> pods_by_claim_;    // ns/claim -> pods

@@ -1,5 +1,5 @@
-// ClusterCache: the feasibility inputs (PVs, PVCs, StorageClasses, CSINodes, Namespaces) and the
-// snapshot kube-scheduler's filters are evaluated on.
+// ClusterCache: the feasibility inputs (PVs, PVCs, StorageClasses, CSINodes, Namespaces), the
+// snapshot kube-scheduler's filters are evaluated on, and the PodGroups of PodGroup claims.
 #include "controller/reconcilers/cluster_cache.h"
 
 #include "controller/api/extended_resource.h"
@@ -51,6 +51,30 @@ void ClusterCache::UpsertNamespace(std::shared_ptr<const api::Namespace> ns) {
 void ClusterCache::DeleteNamespace(const std::string& name) {
   std::unique_lock l(mu_);
   storage_.namespaces.erase(name);
+}
+
+void ClusterCache::UpsertPodGroup(PodGroupPtr group) {
+  std::unique_lock l(mu_);
+  std::string key = group->metadata.namespace_ + "/" + group->metadata.name;
+  pod_groups_[key] = std::move(group);
+}
+void ClusterCache::DeletePodGroup(const std::string& ns, const std::string& name) {
+  std::unique_lock l(mu_);
+  pod_groups_.erase(ns + "/" + name);
+}
+PodGroupPtr ClusterCache::GetPodGroup(const std::string& ns, const std::string& name) const {
+  std::shared_lock l(mu_);
+  auto it = pod_groups_.find(ns + "/" + name);
+  return it == pod_groups_.end() ? nullptr : it->second;
+}
+std::vector<PodPtr> ClusterCache::PodGroupMembers(const std::string& ns,
+                                                  const std::string& group) const {
+  std::shared_lock l(mu_);
+  std::vector<PodPtr> out;
+  for (const auto& [key, p] : pods_) {
+    if (p->metadata.namespace_ == ns && PodGroupNameOf(*p) == group) out.push_back(p);
+  }
+  return out;
 }
 
 feasibility::Snapshot ClusterCache::FeasibilitySnapshot(const std::string& exclude_pod_key) const {

@@ -85,12 +85,12 @@ TEST(ClusterCacheTest, AnswerAfterTheWatchedDeletionDoesNotBringThePodBack) {
   p.metadata.resource_version = "10";
   p.spec.node_name = "node-0";
   cache.UpsertPod(std::make_shared<const api::Pod>(p));
-  EXPECT_EQ(cache.Usage("node-0").pods, 1);
+  EXPECT_EQ(cache.FeasibilitySnapshot("").pods.size(), 1u);
   cache.DeletePod("ns", "p");
   p.metadata.resource_version = "11";
   cache.AssumePod(std::make_shared<const api::Pod>(p));
   EXPECT_EQ(cache.GetPod("ns", "p"), nullptr);
-  EXPECT_EQ(cache.Usage("node-0").pods, 0);
+  EXPECT_TRUE(cache.FeasibilitySnapshot("").pods.empty());  // not placed on node-0 any more
 }
 
 TEST(ClusterCacheTest, WaitClaimsObservedIsWokenByItsOwnClaimsOnly) {

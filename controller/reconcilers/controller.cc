@@ -16,6 +16,8 @@ namespace {
 
 constexpr size_t kMaxDeletedUids = 500;  // upstream's deleted-pod UID LRU size
 constexpr int kExplainedNodes = 5;       // per-node reasons quoted in a FailedAllocation Event
+// With DRAWorkloadResourceClaims off, how often a claim still reserved for a PodGroup is checked.
+constexpr Clock::Duration kPodGroupRecheck = std::chrono::minutes(1);
 
 std::string ClaimKey(const api::ResourceClaim& c) {
   return c.metadata.namespace_ + "/" + c.metadata.name;
@@ -197,6 +199,7 @@ void Controller::EnqueueAll() {
 StatusOr<Result> Controller::Reconcile(const Request& r) {
   if (r.kind == "pod") return SyncPod(r.namespace_name, r.name);
   if (r.kind == "claim") return SyncClaim(r.namespace_name, r.name);
+  if (r.kind == "podgroup") return SyncPodGroup(r.namespace_name, r.name);
   return TerminalError("unknown key kind " + r.kind);
 }
 
@@ -207,13 +210,19 @@ StatusOr<bool> Controller::EnsureGeneratedClaims(const api::Pod& pod, PodClaims&
   const std::string& ns = pod.metadata.namespace_;
   std::vector<api::PodResourceClaimStatus> desired;
   bool changed = false;
+  auto group = PodGroupOfPod(pod);
+  if (!group.ok()) return group.status();
   for (const auto& pc : pod.spec.resource_claims) {
     auto resolved = ResolveClaimName(pod, pc);
-    if (!resolved.ok()) {
+    StatusOr<api::ResourceClaimConsumerReference> bind =
+        resolved.ok() ? BindTo(pod, group->get(), pc)
+                      : StatusOr<api::ResourceClaimConsumerReference>(resolved.status());
+    if (!bind.ok()) {
       events_.Record(PodTarget(pod), "Warning", "FailedResourceClaimCreation",
-                     "PodResourceClaim " + pc.name + ": " + resolved.status().message());
-      return TerminalError(resolved.status().message());
+                     "PodResourceClaim " + pc.name + ": " + bind.status().message());
+      return TerminalError(bind.status().message());
     }
+    out.bind_to.push_back(*bind);
     if (pc.resource_claim_name) {
       ClaimPtr c = cache_.GetClaim(ns, *pc.resource_claim_name);
       if (!c) out.missing.push_back(*pc.resource_claim_name);
@@ -222,7 +231,15 @@ StatusOr<bool> Controller::EnsureGeneratedClaims(const api::Pod& pod, PodClaims&
     }
     // Template entry.
     ClaimPtr claim;
-    if (resolved->name) {
+    if (IsPodGroupConsumer(*bind)) {
+      // The group's claim: made by SyncPodGroup, never by the pod.
+      claim = FindPodGroupClaim(pod, **group, pc, *resolved);
+      if (!claim) {
+        out.missing.push_back("for claim " + pc.name + " of PodGroup " + (*group)->metadata.name);
+        out.claims.push_back(nullptr);
+        continue;
+      }
+    } else if (resolved->name) {
       claim = cache_.GetClaim(ns, *resolved->name);
       if (claim && !IsClaimForPod(*claim, pod)) {
         spdlog::warn("pod {}/{}: recorded claim {} is not owned by the pod; re-creating", ns,
@@ -290,7 +307,8 @@ StatusOr<Result> Controller::SyncPod(const std::string& ns, const std::string& n
   PodPtr pod = cache_.GetPod(ns, name);
   if (!pod || pod->metadata.deletion_timestamp || IsPodDone(*pod)) return Result{};
   PodClaims claims;
-  if (options_.allocate && HasSchedulingGate(*pod) && pod->spec.node_name.empty()) {
+  if (options_.allocate && options_.extended_resources && HasSchedulingGate(*pod) &&
+      pod->spec.node_name.empty()) {
     claims.planned_extended = PlannedExtendedClaim(*pod, cache_.ClassModels());
   }
   if (pod->spec.resource_claims.empty() && !claims.planned_extended) {
@@ -310,11 +328,13 @@ StatusOr<Result> Controller::SyncPod(const std::string& ns, const std::string& n
 }
 
 StatusOr<Result> Controller::ReserveForBoundPod(const api::Pod& pod, const PodClaims& pc) {
-  for (const auto& c : pc.claims) {
-    if (!c || !c->status.allocation || IsReservedFor(*c, pod.metadata.uid)) continue;
+  for (size_t i = 0; i < pc.claims.size(); ++i) {
+    const ClaimPtr& c = pc.claims[i];
+    if (!c || !c->status.allocation) continue;
+    if (IsReservedForPodOrGroup(*c, pod, options_.workload_claims)) continue;
     if (c->metadata.deletion_timestamp) continue;
     api::ResourceClaim copy = *c;
-    copy.status.reserved_for.push_back(PodConsumer(pod));
+    copy.status.reserved_for.push_back(pc.bind_to[i]);
     auto updated = writer_.UpdateClaimStatus(copy);
     if (!updated.ok()) return WriteError(updated.status(), "reserve claim " + ClaimKey(*c));
     cache_.AssumeClaim(*updated);
@@ -425,7 +445,13 @@ StatusOr<Result> Controller::AllocateForPod(const api::Pod& pod, const PodClaims
       cache_.NominatePod(pod_key, node);
       l.unlock();
       // reservedFor is written here only for a pinned pod (see RecoverUnschedulable).
-      Status st = WriteAllocations(pin ? &pod : nullptr, to_allocate, resp.results);
+      std::vector<std::optional<api::ResourceClaimConsumerReference>> reserve;
+      for (size_t i = 0; pin && i < pc.claims.size(); ++i) {
+        if (std::ranges::find(to_allocate, pc.claims[i]) != to_allocate.end()) {
+          reserve.push_back(pc.bind_to[i]);
+        }
+      }
+      Status st = WriteAllocations(reserve, to_allocate, resp.results);
       {
         std::lock_guard<std::mutex> g(alloc_mu_);
         for (const auto& c : to_allocate) allocating_.erase(ClaimKey(*c));
@@ -477,8 +503,9 @@ StatusOr<Result> Controller::AllocateForPod(const api::Pod& pod, const PodClaims
   return Result{};
 }
 
-Status Controller::WriteAllocations(const api::Pod* pod, const std::vector<ClaimPtr>& claims,
-                                    const std::vector<api::AllocationResult>& results) {
+Status Controller::WriteAllocations(
+    const std::vector<std::optional<api::ResourceClaimConsumerReference>>& reserve,
+    const std::vector<ClaimPtr>& claims, const std::vector<api::AllocationResult>& results) {
   if (results.size() != claims.size()) {
     return InternalError("allocator returned " + std::to_string(results.size()) + " results for " +
                          std::to_string(claims.size()) + " claims");
@@ -494,7 +521,7 @@ Status Controller::WriteAllocations(const api::Pod* pod, const std::vector<Claim
     }
     c.status.allocation = results[i];
     c.status.allocation->allocation_timestamp = now;
-    if (pod) c.status.reserved_for.push_back(PodConsumer(*pod));
+    if (i < reserve.size() && reserve[i]) c.status.reserved_for.push_back(*reserve[i]);
     auto written = writer_.UpdateClaimStatus(c);
     if (!written.ok()) return WriteError(written.status(), "write allocation of " + ClaimKey(c));
     cache_.AssumeClaim(*written);
@@ -538,7 +565,7 @@ StatusOr<Result> Controller::AllocateStandalone(const api::ResourceClaim& claim)
   if (metrics_) metrics_->ObserveAllocation(metrics::AllocationResult::kSuccess, secs);
   allocating_.insert(key);
   l.unlock();
-  Status st = WriteAllocations(nullptr, {self}, resp.results);
+  Status st = WriteAllocations({}, {self}, resp.results);
   std::lock_guard<std::mutex> g(alloc_mu_);
   allocating_.erase(key);
   allocator_.Settle({self}, st.ok());
@@ -569,7 +596,16 @@ StatusOr<Result> Controller::SyncClaim(const std::string& ns, const std::string&
   if (!claim || Recent(deleted_claims_, claim->metadata.uid)) return Result{};
   std::vector<api::ResourceClaimConsumerReference> valid;
   bool dropped = false;
+  bool group_kept = false;  // a PodGroup reservation was kept
   for (const auto& r : claim->status.reserved_for) {
+    if (IsPodGroupConsumer(r)) {
+      auto keep = PodGroupReservationValid(ns, r);
+      if (!keep.ok()) return WriteError(keep.status(), "get PodGroup " + r.name);
+      if (*keep) valid.push_back(r);
+      dropped = dropped || !*keep;
+      group_kept = group_kept || *keep;
+      continue;
+    }
     if (!r.api_group.empty() || r.resource != "pods") {
       valid.push_back(r);  // a consumer type we cannot check
       continue;
@@ -598,7 +634,8 @@ StatusOr<Result> Controller::SyncClaim(const std::string& ns, const std::string&
     // order). The devices are free once the object is gone, and the pod is done, so nothing can
     // still use them; if the DELETE fails the next sync deallocates the usual way.
     std::string owner_uid = OwnerPodUid(*claim);
-    if (!owner_uid.empty() && (IsDeletedPod(owner_uid) || OwnerPodDone(*claim))) {
+    if ((!owner_uid.empty() && (IsDeletedPod(owner_uid) || OwnerPodDone(*claim))) ||
+        OwnerPodGroupGone(*claim)) {
       if (HasFinalizer(claim->metadata, kDeleteProtectionFinalizer)) {
         auto u = RemoveFinalizer(*claim);
         if (!u.ok()) {
@@ -663,16 +700,21 @@ StatusOr<Result> Controller::SyncClaim(const std::string& ns, const std::string&
   }
 
   // Not in the cache: the garbage collector deletes claims of deleted pods.
-  if (valid.empty() && !claim->metadata.deletion_timestamp && OwnerPodDone(*claim)) {
+  if (valid.empty() && !claim->metadata.deletion_timestamp &&
+      (OwnerPodDone(*claim) || OwnerPodGroupGone(*claim))) {
     Status st = writer_.DeleteClaim(ns, name, claim->metadata.uid);
     if (!st.ok() && !k8s::IsNotFound(st)) return WriteError(st, "delete claim " + name);
     return Result{};
   }
 
   if (options_.allocate && !claim->status.allocation && !claim->metadata.deletion_timestamp &&
-      OwnerPodUid(*claim).empty() && WantsImmediateAllocation(*claim)) {
+      OwnerPodUid(*claim).empty() && OwnerPodGroupUid(*claim).empty() &&
+      WantsImmediateAllocation(*claim)) {
     return AllocateStandalone(*claim);
   }
+  // Without the gate nothing watches PodGroups: look again later, so a reservation of a group
+  // that goes away is not kept until the next restart.
+  if (group_kept && !options_.workload_claims) return Result{kPodGroupRecheck};
   return Result{};
 }
 

@@ -32,11 +32,20 @@
 //   Extended resources (KEP-5004, extended_resource.h): a gated pod's special claim is planned
 //   with its claims but written by kube-scheduler; pods are followed through their status's
 //   extendedResourceClaimStatus so the special claim is released and deleted like a generated one.
+//   PodGroup claims (DRAWorkloadResourceClaims, podgroup.cc): a member pod's claim entry that its
+//   PodGroup lists too (same name and claim/template name) is the group's claim: created once
+//   from the template for the PodGroup by SyncPodGroup ("podgroup:<ns>/<name>" keys, the group
+//   as controller owner, recorded in the group's status.resourceClaimStatuses), recorded in each
+//   member's status, allocated by the first member draco allocates and shared by the others, and
+//   reserved for the PodGroup instead of the pod.
 // Claim sync (SyncClaim): drop reservedFor entries of deleted, finished or replaced pods (deleted
 // UID cache, lister, then a live GET before dropping a pod the cache does not know), deallocate
 // when the last consumer went (builtin finalizer present), remove the finalizer once unallocated
 // (after deallocation, or when the claim is being deleted), delete generated claims whose pod is
-// done, and allocate standalone claims annotated draco.dev/allocation=immediate.
+// done, and allocate standalone claims annotated draco.dev/allocation=immediate. PodGroup entries
+// are dropped when the group is deleted or replaced (deleted UID memory, cache, then a live GET),
+// whatever the gate says (nothing keeps a reservation of a gone group), and a claim generated for
+// a gone group is deleted.
 //
 // Threading: Reconcile() is called concurrently by the worker threads; the On*() event hooks by
 // informer threads. All are thread-safe. Allocation decisions are serialised by one mutex (the
@@ -87,6 +96,13 @@ struct ControllerOptions {
   // allocate it again. Off: the pod is released at once and kube-scheduler waits in PreBind.
   bool binding_conditions = true;
   std::chrono::milliseconds binding_timeout = std::chrono::seconds(600);
+  // DRAExtendedResource: plan the special claim of gated pods that ask for extended resources a
+  // DeviceClass serves (off: such requests are left to device plugins, as kube-scheduler does).
+  bool extended_resources = true;
+  // DRAWorkloadResourceClaims: create the claims of PodGroups' templates, share them among the
+  // group's pods and reserve them for the group (off: pods get their own claims, as the API
+  // server drops spec.resourceClaims of PodGroups with the gate off).
+  bool workload_claims = false;
 };
 
 class Controller {
@@ -100,6 +116,7 @@ class Controller {
   void OnPod(const PodPtr& old, const PodPtr& now);
   void OnClaim(const ClaimPtr& old, const ClaimPtr& now);
   void OnTemplate(const TemplatePtr& t);
+  void OnPodGroup(const PodGroupPtr& old, const PodGroupPtr& now);
   // Slices, classes, taint rules or nodes changed: retry parked allocations.
   void OnAllocationInputsChanged();
 
@@ -109,6 +126,7 @@ class Controller {
   StatusOr<Result> Reconcile(const Request& request);
   StatusOr<Result> SyncPod(const std::string& ns, const std::string& name);
   StatusOr<Result> SyncClaim(const std::string& ns, const std::string& name);
+  StatusOr<Result> SyncPodGroup(const std::string& ns, const std::string& name);
 
   // Auditor: devices allocated to two claims that may not share them; updates the gauge and
   // logs each finding. Returns the count.
@@ -120,12 +138,27 @@ class Controller {
  private:
   struct PodClaims {
     std::vector<ClaimPtr> claims;  // resolved, pod order (null: missing user claim)
+    // Per entry of `claims`: whom the claim is reserved for (the pod, or its PodGroup).
+    std::vector<api::ResourceClaimConsumerReference> bind_to;
     std::vector<std::string> missing;
     // Gated pod with DRA-backed extended resources: the special claim kube-scheduler will make,
     // as draco plans it (never written; see extended_resource.h).
     ClaimPtr planned_extended;
   };
   StatusOr<bool> EnsureGeneratedClaims(const api::Pod& pod, PodClaims& out);
+  // The pod's PodGroup when the gate is on and the pod names one; NotFound while the group is
+  // not in the cache (upstream waits for it too). Null otherwise.
+  StatusOr<PodGroupPtr> PodGroupOfPod(const api::Pod& pod);
+  // The group's claim for pod claim entry `pc`: recorded in the pod's status and controlled by
+  // the group, else found by owner and annotation. Null when the group has not made it yet.
+  ClaimPtr FindPodGroupClaim(const api::Pod& pod, const api::PodGroup& group,
+                             const api::PodResourceClaim& pc, const ResolvedName& resolved);
+  // Whether reservedFor entry `r` (a PodGroup) of a claim in `ns` is still valid: the group exists
+  // with that UID (deleted UID memory, cache, then a live GET).
+  StatusOr<bool> PodGroupReservationValid(const std::string& ns,
+                                          const api::ResourceClaimConsumerReference& r);
+  // The claim was generated for a PodGroup that is gone (deleted, or replaced by another UID).
+  bool OwnerPodGroupGone(const api::ResourceClaim& claim);
   StatusOr<Result> ReserveForBoundPod(const api::Pod& pod, const PodClaims& claims);
   StatusOr<Result> AllocateForPod(const api::Pod& pod, const PodClaims& claims);
   StatusOr<Result> AllocateStandalone(const api::ResourceClaim& claim);
@@ -143,8 +176,10 @@ class Controller {
   // PUT without the delete-protection finalizer; the result is assumed into the cache.
   StatusOr<ClaimPtr> RemoveFinalizer(const api::ResourceClaim& claim);
   // Writes finalizer + allocation (+ reservation) for `claims`; returns updated claims.
-  Status WriteAllocations(const api::Pod* pod, const std::vector<ClaimPtr>& claims,
-                          const std::vector<api::AllocationResult>& results);
+  // `reserve`: empty, or per claim the consumer to add to reservedFor (nullopt: none).
+  Status WriteAllocations(
+      const std::vector<std::optional<api::ResourceClaimConsumerReference>>& reserve,
+      const std::vector<ClaimPtr>& claims, const std::vector<api::AllocationResult>& results);
   void ReportFailure(const api::Pod* pod, const std::vector<ClaimPtr>& claims,
                      const std::string& reason, const std::string& message);
   void Park(const std::string& key);
@@ -180,6 +215,7 @@ class Controller {
   mutable std::mutex mu_;
   std::set<std::string> parked_;  // queue keys waiting for an allocation-relevant change
   RecentUids deleted_pods_;
+  RecentUids deleted_groups_;  // PodGroups seen deleted
   // Claims draco deleted: later events of the same claim (the watch still delivers the update
   // that removed the finalizer) need no second DELETE.
   RecentUids deleted_claims_;

@@ -23,7 +23,8 @@ std::shared_ptr<const T> DecodeObj(const k8s::ObjectPtr& obj) {
 }  // namespace
 
 Informers::Informers(k8s::RestClient& client, ClusterCache& cache, Clock& clock,
-                     Clock::Duration policy_probe_interval, bool watch_device_taint_rules)
+                     Clock::Duration policy_probe_interval, bool watch_device_taint_rules,
+                     bool watch_pod_groups)
     : client_(client), cache_(cache), clock_(clock), policy_probe_interval_(policy_probe_interval) {
   Add(kResourceClaimsGvr, Handler(&Informers::OnClaim));
   Add(kResourceClaimTemplatesGvr, Handler(&Informers::OnTemplate));
@@ -37,6 +38,7 @@ Informers::Informers(k8s::RestClient& client, ClusterCache& cache, Clock& clock,
   Add(kStorageClassesGvr, Handler(&Informers::OnStorageClass));
   Add(kCSINodesGvr, Handler(&Informers::OnCSINode));
   Add(k8s::kNamespaces, Handler(&Informers::OnNamespace));
+  if (watch_pod_groups) Add(kPodGroupsGvr, Handler(&Informers::OnPodGroup));
 }
 
 Informers::~Informers() { Stop(); }
@@ -366,6 +368,20 @@ void Informers::OnNamespace(const k8s::ObjectPtr& obj, bool deleted) {
   } else if (auto v = DecodeObj<api::Namespace>(obj)) {
     cache_.UpsertNamespace(std::move(v));
   }
+}
+
+void Informers::OnPodGroup(const k8s::ObjectPtr& obj, bool deleted) {
+  PodGroupPtr old = cache_.GetPodGroup(obj->namespace_name(), obj->name());
+  if (deleted) {
+    cache_.DeletePodGroup(obj->namespace_name(), obj->name());
+    if (!old) old = DecodeObj<api::PodGroup>(obj);
+    if (auto a = Attach(); a.controller && old) a.controller->OnPodGroup(old, nullptr);
+    return;
+  }
+  PodGroupPtr group = DecodeObj<api::PodGroup>(obj);
+  if (!group) return;
+  cache_.UpsertPodGroup(group);
+  if (auto a = Attach(); a.controller) a.controller->OnPodGroup(old, group);
 }
 
 }  // namespace draco::reconcilers

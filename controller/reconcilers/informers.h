@@ -1,8 +1,9 @@
 // Informers: the shared informers draco runs (ResourceClaims, ResourceClaimTemplates,
 // DeviceClasses, ResourceSlices, DeviceTaintRules, Pods, Nodes, and for kube-scheduler's volume
 // and namespace-aware filters PersistentVolumes, PersistentVolumeClaims, StorageClasses, CSINodes
-// and Namespaces), plus an optional one for draco.dev/v1alpha1 AllocationPolicies, and the bridge
-// from their events to the ClusterCache and the Controller's hooks.
+// and Namespaces; scheduling.k8s.io PodGroups with DRAWorkloadResourceClaims), plus an optional one
+// for draco.dev/v1alpha1 AllocationPolicies, and the bridge from their events to the ClusterCache
+// and the Controller's hooks.
 //
 // AllocationPolicies are optional: the CRD may not be installed. Start() probes the resource with
 // a one-item LIST on a background thread; 404 means "no CRD": policies are off (every class is
@@ -59,10 +60,12 @@ class Informers {
  public:
   // All references must outlive this object. `controller` may be null (cache only, e.g. on a
   // standby replica before it leads); SetController() attaches it later. DeviceTaintRules are
-  // watched only with `watch_device_taint_rules` (servers before 1.37 do not serve them in v1).
+  // watched only with `watch_device_taint_rules` (servers before 1.37 do not serve them in v1),
+  // PodGroups (scheduling.k8s.io/v1beta1) only with `watch_pod_groups` (the server serves them
+  // and DRAWorkloadResourceClaims is on).
   Informers(k8s::RestClient& client, ClusterCache& cache, Clock& clock,
             Clock::Duration policy_probe_interval = std::chrono::seconds(30),
-            bool watch_device_taint_rules = true);
+            bool watch_device_taint_rules = true, bool watch_pod_groups = false);
   ~Informers();
 
   // Both setters wait for the event handlers still using the previous controller/sink, so the
@@ -94,6 +97,7 @@ class Informers {
   void OnStorageClass(const k8s::ObjectPtr& obj, bool deleted);
   void OnCSINode(const k8s::ObjectPtr& obj, bool deleted);
   void OnNamespace(const k8s::ObjectPtr& obj, bool deleted);
+  void OnPodGroup(const k8s::ObjectPtr& obj, bool deleted);
   void InputsChanged();
   void ProbePolicies();
   k8s::cache::ResourceEventHandler Handler(void (Informers::*fn)(const k8s::ObjectPtr&, bool));

@@ -47,6 +47,13 @@ class ApiWriter {
                                                 const std::string& pin_node) = 0;
   // Live GET; nullptr when the pod does not exist.
   virtual StatusOr<PodPtr> GetPodLive(const std::string& ns, const std::string& name) = 0;
+  // Server-side apply of podgroups/status resourceClaimStatuses (scheduling.k8s.io/v1beta1):
+  // `statuses` is the complete set this field manager owns.
+  virtual StatusOr<PodGroupPtr> ApplyPodGroupClaimStatuses(
+      const api::PodGroup& group,
+      const std::vector<api::PodGroupResourceClaimStatus>& statuses) = 0;
+  // Live GET of a PodGroup; nullptr when it (or the PodGroup API) does not exist.
+  virtual StatusOr<PodGroupPtr> GetPodGroupLive(const std::string& ns, const std::string& name) = 0;
 };
 
 // The object an Event is about.

@@ -153,6 +153,26 @@ class FakeWriter : public ApiWriter {
     if (it == live_pods.end()) return PodPtr(nullptr);
     return std::make_shared<const api::Pod>(it->second);
   }
+  std::map<std::string, api::PodGroup> pod_groups;  // status applies land here; also live GETs
+  StatusOr<PodGroupPtr> ApplyPodGroupClaimStatuses(
+      const api::PodGroup& group,
+      const std::vector<api::PodGroupResourceClaimStatus>& statuses) override {
+    calls.push_back("apply podgroup " + group.metadata.name);
+    Status st;
+    if (Fail("apply podgroup", &st)) return st;
+    const std::string k = K(group.metadata.namespace_, group.metadata.name);
+    api::PodGroup g = pod_groups.count(k) ? pod_groups[k] : group;
+    g.status.resource_claim_statuses = statuses;
+    g.metadata.resource_version = std::to_string(++rv);
+    pod_groups[k] = g;
+    return std::make_shared<const api::PodGroup>(g);
+  }
+  StatusOr<PodGroupPtr> GetPodGroupLive(const std::string& ns, const std::string& name) override {
+    calls.push_back("get podgroup " + name);
+    auto it = pod_groups.find(K(ns, name));
+    if (it == pod_groups.end()) return PodGroupPtr(nullptr);
+    return std::make_shared<const api::PodGroup>(it->second);
+  }
   int Count(const std::string& prefix) const {
     int n = 0;
     for (const auto& c : calls) n += c.rfind(prefix, 0) == 0;

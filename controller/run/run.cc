@@ -403,7 +403,7 @@ int RunMain(int argc, char** argv) {
     return 1;
   }
 
-  metrics::ControllerMetrics metrics(*registry, {"pod", "claim"});
+  metrics::ControllerMetrics metrics(*registry, {"pod", "claim", "podgroup"});
   metrics::WorkqueueMetricsProvider wq_metrics(*registry);
   reconcilers::ClusterCache cache;
   auto inventory =
@@ -416,9 +416,15 @@ int RunMain(int argc, char** argv) {
     return 1;
   }
   spdlog::info("API server: {}", profile->Summary());
-  reconcilers::Informers informers(**client, cache, clock,
-                                   std::chrono::seconds(flags->allocation_policy_recheck_seconds),
-                                   profile->device_taint_rules);
+  if (profile->features.workload_resource_claims && !profile->pod_groups) {
+    spdlog::warn(
+        "DRAWorkloadResourceClaims is on but the API server does not serve "
+        "scheduling.k8s.io/v1beta1 PodGroups (GenericWorkload off?): PodGroup claims are ignored");
+  }
+  reconcilers::Informers informers(
+      **client, cache, clock, std::chrono::seconds(flags->allocation_policy_recheck_seconds),
+      profile->device_taint_rules,
+      profile->pod_groups && profile->features.workload_resource_claims);
   std::unique_ptr<admission::Webhook> webhook;  // every replica serves it, leader or not
   if (flags->webhook.bind_address != "0") {
     auto opts = admission::ToWebhookOptions(flags->webhook, flags->leader_elect_namespace);
@@ -467,7 +473,9 @@ int RunMain(int argc, char** argv) {
   spdlog::info("draco starting: workers={} qps={} burst={} leader-elect={}", flags->workers,
                flags->kube_api_qps, flags->kube_api_burst, flags->leader_elect);
   WarmClients warm(*config, clock);
-  TermDeps deps{*flags, clock, cache, informers, metrics, wq_metrics, profile->features, identity};
+  alloc::Features features = profile->features;
+  features.workload_resource_claims = features.workload_resource_claims && profile->pod_groups;
+  TermDeps deps{*flags, clock, cache, informers, metrics, wq_metrics, features, identity};
   RunState st;
   std::unique_ptr<k8s::LeaderElector> elector;
   std::thread elector_thread;

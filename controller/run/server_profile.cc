@@ -6,8 +6,8 @@ namespace draco::run {
 
 std::string ServerProfile::Summary() const {
   return "Kubernetes " + version.git_version + " (1." + std::to_string(version.minor) +
-         "): DeviceTaintRules " + (device_taint_rules ? "served" : "not served") +
-         ", MutatingAdmissionPolicy " +
+         "): DeviceTaintRules " + (device_taint_rules ? "served" : "not served") + ", PodGroups " +
+         (pod_groups ? "served" : "not served") + ", MutatingAdmissionPolicy " +
          (mutating_admission_policy_version.empty() ? "not served"
                                                     : mutating_admission_policy_version) +
          "; feature gates " + alloc::FeatureGatesString(features);
@@ -28,6 +28,9 @@ StatusOr<ServerProfile> DiscoverServer(k8s::Discovery& discovery, std::string_vi
   StatusOr<bool> rules = discovery.Serves({"resource.k8s.io", "v1", "devicetaintrules"});
   if (!rules.ok()) return rules.status();
   p.device_taint_rules = *rules;
+  StatusOr<bool> groups = discovery.Serves({"scheduling.k8s.io", "v1beta1", "podgroups"});
+  if (!groups.ok()) return groups.status();
+  p.pod_groups = *groups;
   auto map = discovery.FirstServed("admissionregistration.k8s.io", "mutatingadmissionpolicies",
                                    {"v1", "v1beta1"});
   if (!map.ok()) return map.status();

@@ -23,6 +23,8 @@ struct ServerProfile {
   alloc::Features features;
   // resource.k8s.io/v1 devicetaintrules is served (GA in 1.37; v1alpha3/v1beta2 before).
   bool device_taint_rules = false;
+  // scheduling.k8s.io/v1beta1 podgroups is served (GenericWorkload, 1.37).
+  bool pod_groups = false;
   // The served admissionregistration.k8s.io version of MutatingAdmissionPolicy ("v1",
   // "v1beta1") or "" when the server has none (draco's gate then needs the webhook).
   std::string mutating_admission_policy_version;

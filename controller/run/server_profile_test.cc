@@ -70,6 +70,28 @@ TEST(ServerProfileTest, Kubernetes137) {
   EXPECT_FALSE(DiscoverServer(d2, "DRAPrioritizedList=false").ok());
 }
 
+TEST(ServerProfileTest, PodGroupsAreDiscovered) {
+  FakeServer s = Server(37, true, "v1");
+  k8s::Discovery d(s);
+  auto p = DiscoverServer(d, "DRAWorkloadResourceClaims=true");
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_FALSE(p->pod_groups);
+  EXPECT_TRUE(p->features.workload_resource_claims);
+  EXPECT_NE(p->Summary().find("PodGroups not served"), std::string::npos) << p->Summary();
+
+  s.paths["/apis"] = R"({"groups":[{"name":"resource.k8s.io","versions":[{"version":"v1"}]},)"
+                     R"({"name":"scheduling.k8s.io","versions":[{"version":"v1"},)"
+                     R"({"version":"v1beta1"}]}]})";
+  s.paths["/apis/scheduling.k8s.io/v1beta1"] =
+      R"({"resources":[{"name":"podgroups"},{"name":"podgroups/status"}]})";
+  k8s::Discovery d2(s);
+  p = DiscoverServer(d2, "");
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_TRUE(p->pod_groups);
+  EXPECT_FALSE(p->features.workload_resource_claims);  // beta, off by default in 1.37
+  EXPECT_NE(p->Summary().find("PodGroups served"), std::string::npos) << p->Summary();
+}
+
 TEST(ServerProfileTest, ServerWithoutDraV1IsRefused) {
   FakeServer s = Server(33, false, nullptr);
   s.paths["/apis/resource.k8s.io/v1"] = R"({"resources":[]})";

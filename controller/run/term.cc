@@ -37,6 +37,8 @@ ControllerTerm::ControllerTerm(const TermDeps& deps, k8s::RestClient& writes) : 
   // gate, DRAResourceClaimDeviceStatus, is GA and locked on from 1.37).
   co.binding_conditions = deps.features.device_binding;
   co.binding_timeout = deps.flags.binding_timeout;
+  co.extended_resources = deps.features.extended_resource;
+  co.workload_claims = deps.features.workload_resource_claims;
   controller_ = std::make_unique<reconcilers::Controller>(
       deps.cache, *writer_, *allocator_, *recorder_, *enqueuer_, deps.clock, &deps.metrics, co);
   deps.informers.SetEventSink(recorder_.get());

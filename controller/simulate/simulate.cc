@@ -352,6 +352,13 @@ struct Simulation {
 
 Status Build(const Options& opts, Simulation* sim, std::ostream& err) {
   if (Status s = Load(opts.paths, &sim->in); !s.ok()) return s;
+  alloc::Features features = alloc::DefaultFeatures(opts.kubernetes_minor);
+  if (Status s = alloc::ApplyFeatureGates(opts.feature_gates, opts.kubernetes_minor, features);
+      !s.ok()) {
+    return s.WithPrefix("--feature-gates");
+  }
+  // Without DRAExtendedResource kube-scheduler leaves extended resources to device plugins.
+  if (!features.extended_resource) sim->in.cluster.dra_extended_resources.clear();
   std::map<std::string, size_t> by_key;
   for (auto& c : sim->in.claims) {
     by_key[Key(c.namespace_name, c.name)] = sim->claims.size();
@@ -393,7 +400,8 @@ Status Build(const Options& opts, Simulation* sim, std::ostream& err) {
     g.pod = static_cast<int>(&p - sim->in.pods.data());
     // Extended resources: the recorded claim (live dump), else the one kube-scheduler would make.
     auto ext_name = by_key.find(Key(p.ns, api::ExtendedResourceClaimName(*p.api)));
-    auto ext = ExtendedResourceClaim(*p.api, p.ns, ext_classes);
+    StatusOr<std::optional<ResourceClaim>> ext = std::optional<ResourceClaim>();
+    if (features.extended_resource) ext = ExtendedResourceClaim(*p.api, p.ns, ext_classes);
     if (ext_name != by_key.end()) {
       referenced.insert(ext_name->second);
       g.claims.push_back(ext_name->second);
@@ -417,11 +425,7 @@ Status Build(const Options& opts, Simulation* sim, std::ostream& err) {
   cfg.selectors = alloc::NewCelSelectorCompiler();
   cfg.timeout = std::chrono::milliseconds(10000);
   cfg.policies = sim->in.policies;
-  cfg.features = alloc::DefaultFeatures(opts.kubernetes_minor);
-  if (Status s = alloc::ApplyFeatureGates(opts.feature_gates, opts.kubernetes_minor, cfg.features);
-      !s.ok()) {
-    return s.WithPrefix("--feature-gates");
-  }
+  cfg.features = features;
   std::vector<ResourceClaim> allocated;
   for (const auto& c : sim->claims) {
     if (c.allocation) allocated.push_back(c);

@@ -11,6 +11,12 @@ FEATURE_GATES=${DRACO_FEATURE_GATES:-DRAPrioritizedList=true,DRAPartitionableDev
 # (group/version=true,...) to kube-apiserver's --runtime-config: e.g. MutatingAdmissionPolicy=true
 # and admissionregistration.k8s.io/v1beta1=true serve the policy's beta API on 1.34 and 1.35.
 [[ -n ${DRACO_EXTRA_FEATURE_GATES:-} ]] && FEATURE_GATES+=",$DRACO_EXTRA_FEATURE_GATES"
+# Profile "workload-claims" (up.sh --workload-claims, or DRACO_E2E_WORKLOAD_CLAIMS=1): PodGroup
+# claims (KEP-5729, beta and off by default in 1.37) on all three components: the Workload API
+# (GenericWorkload, scheduling.k8s.io/v1beta1 served) and DRAWorkloadResourceClaims.
+if [[ ${DRACO_E2E_WORKLOAD_CLAIMS:-} == 1 ]]; then
+  FEATURE_GATES+=",GenericWorkload=true,DRAWorkloadResourceClaims=true"
+fi
 
 # supported_gates: $FEATURE_GATES without the gates this version's kube-apiserver does not list in
 # --help (older versions refuse unknown gates; gates locked to their default are not listed and
@@ -84,6 +90,7 @@ runtime_config() {
     v1.34.* | v1.35.*) rc=resource.k8s.io/v1alpha3=true${rc:+,$rc} ;;
     v1.36.*) rc=resource.k8s.io/v1beta2=true${rc:+,$rc} ;;
   esac
+  [[ ${DRACO_E2E_WORKLOAD_CLAIMS:-} == 1 ]] && rc=${rc:+$rc,}scheduling.k8s.io/v1beta1=true
   [[ -z $rc ]] || echo "--runtime-config=$rc"
 }
 

@@ -5,7 +5,9 @@
 # the DRA gates), kube-scheduler and kube-controller-manager (resourceclaim-controller, node
 # lifecycle and taint eviction disabled), plus fake Ready Nodes (API objects, no kubelet).
 #
-# Usage: e2e/cluster/up.sh [--nodes N]      (default 2 nodes: node-0 .. node-N-1)
+# Usage: e2e/cluster/up.sh [--nodes N] [--workload-claims]   (default 2 nodes: node-0 .. node-N-1)
+# --workload-claims (or DRACO_E2E_WORKLOAD_CLAIMS=1): the "workload-claims" profile (lib.sh): the
+# Workload API and DRAWorkloadResourceClaims on kube-apiserver, kube-scheduler and KCM.
 # Writes $DRACO_E2E_DIR (default /tmp/draco-e2e)/kubeconfig and .../env (source it). Idempotent:
 # a healthy running cluster is left alone. Stop with e2e/cluster/down.sh.
 set -euo pipefail
@@ -15,9 +17,11 @@ NODES=2
 while (($#)); do
   case $1 in
     --nodes) NODES=$2; shift 2 ;;
-    *) die "unknown flag $1 (usage: up.sh [--nodes N])" ;;
+    --workload-claims) export DRACO_E2E_WORKLOAD_CLAIMS=1; shift ;;
+    *) die "unknown flag $1 (usage: up.sh [--nodes N] [--workload-claims])" ;;
   esac
 done
+source "$here/lib.sh"  # again: the profile changes the gates
 
 # create_nodes: applies fake Ready nodes node-0 .. node-$((NODES-1)) (no kubelet; status set on create).
 create_nodes() {
@@ -41,7 +45,9 @@ NODE
 }
 
 running=$([[ -f $D/env ]] && sed -n 's/^export DRACO_K8S_VERSION="\(.*\)"$/\1/p' "$D/env" || true)
+running_profile=$([[ -f $D/env ]] && sed -n 's/^export DRACO_E2E_WORKLOAD_CLAIMS="\(.*\)"$/\1/p' "$D/env" || true)
 if [[ -f $D/env ]] && [[ ${running:-v1.37.2} == "${DRACO_K8S_VERSION:-v1.37.2}" ]] &&
+   [[ ${running_profile:-0} == "${DRACO_E2E_WORKLOAD_CLAIMS:-0}" ]] &&
    apiserver_ready >/dev/null 2>&1; then
   BIN=$(sed -n 's/^export DRACO_BIN="\(.*\)"$/\1/p' "$D/env")
   create_nodes
@@ -159,6 +165,7 @@ export DRACO_CLIENT_CERT="$pki/admin.crt"
 export DRACO_CLIENT_KEY="$pki/admin.key"
 export DRACO_BIN="$BIN"
 export DRACO_K8S_VERSION="${DRACO_K8S_VERSION:-v1.37.2}"
+export DRACO_E2E_WORKLOAD_CLAIMS="${DRACO_E2E_WORKLOAD_CLAIMS:-0}"
 export PATH="$BIN:\$PATH"
 ENV
 log "control plane up: $("${K[@]}" version -o json | grep -m1 gitVersion | tr -d ' ,') with $NODES nodes; source $D/env"

@@ -123,6 +123,7 @@ list storage.k8s.io csinodes - - -
 watch storage.k8s.io csinodes - - -
 create - events - team-a -
 patch - events - team-a -
+get scheduling.k8s.io podgroups - team-a -
 list draco.dev allocationpolicies - - -
 watch draco.dev allocationpolicies - - -
 create coordination.k8s.io leases - * -

@@ -162,6 +162,20 @@ grep -qF 'url: "https://127.0.0.1:9443/mutate"' "$tmp/url.yaml" || fail "webhook
 if kinds "$tmp/url.yaml" | grep -qx 'Service/draco-webhook'; then fail "URL mode renders the Service"; fi
 pass "admission.webhook.url calls draco outside the cluster (no Service)"
 
+if grep -q -- '--feature-gates' "$tmp/default.yaml"; then fail "defaults render --feature-gates"; fi
+render --set controller.featureGates.DRAWorkloadResourceClaims=true \
+  --set controller.featureGates.DRADeviceTaints=false >"$tmp/gates.yaml" || fail "featureGates"
+grep -qx -- '        - --feature-gates=DRADeviceTaints=false,DRAWorkloadResourceClaims=true' \
+  "$tmp/gates.yaml" || fail "featureGates not rendered as one sorted --feature-gates: $(grep -- --feature "$tmp/gates.yaml")"
+pass "controller.featureGates renders draco run --feature-gates (sorted; absent by default)"
+# PodGroups: a GET (stale reservations) always; informer and status writes only with the gate.
+pg_rules() { awk '/^kind: ClusterRole$/{on=1} on && /^- apiGroups: \[scheduling.k8s.io\]/{getline; r=$0; getline; print r " " $0}' "$1"; }
+[[ $(pg_rules "$tmp/default.yaml") == "  resources: [podgroups]   verbs: [get]" ]] \
+  || fail "default PodGroup RBAC: $(pg_rules "$tmp/default.yaml")"
+[[ $(pg_rules "$tmp/gates.yaml") == "  resources: [podgroups]   verbs: [get, list, watch]
+  resources: [podgroups/status]   verbs: [patch]" ]] || fail "gate PodGroup RBAC: $(pg_rules "$tmp/gates.yaml")"
+pass "PodGroup RBAC: get by default, list/watch and status patch with DRAWorkloadResourceClaims"
+
 # expect_fail DESC MESSAGE-REGEX ARGS...: helm template must fail and print MESSAGE-REGEX.
 expect_fail() {
   local desc=$1 msg=$2 out; shift 2
@@ -207,3 +221,5 @@ expect_fail "schema: negative replicas" "replicas" --set replicas=-1
 expect_fail "schema: bad namespace name" "names/0" --set 'admission.gatedNamespaces.names={ML_Team}'
 expect_fail "schema: bad extended resource name" "resourceNames/0" \
   --set 'admission.extendedResources.resourceNames={gpu}'
+expect_fail "schema: feature gate that is not a boolean" "featureGates/DRAWorkloadResourceClaims" \
+  --set-string controller.featureGates.DRAWorkloadResourceClaims=yes
