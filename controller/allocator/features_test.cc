@@ -39,30 +39,36 @@ TEST(FeaturesTest, DefaultsFollowTheServerVersion) {
 // v1.37.2), transcribed: the default of every DRA gate the allocator reads, in FeatureGateNames()
 // order. A gate the version does not have yet reads false.
 TEST(FeaturesTest, DefaultsMatchEachVersionsKubeFeatures) {
-  EXPECT_EQ(FeatureGatesString(DefaultFeatures(34)),
-            "DRAAdminAccess=true,DRAConsumableCapacity=false,DRADerivedAttributes=false,"
-            "DRADeviceBindingConditions=false,DRADeviceCompatibilityGroups=false,"
-            "DRADeviceTaintRules=false,DRADeviceTaints=false,DRAFractionalCapacityRange=false,"
-            "DRAListTypeAttributes=false,DRAOptionalNodeOperations=false,"
-            "DRAPartitionableDevices=false,DRAPrioritizedList=true");
-  EXPECT_EQ(FeatureGatesString(DefaultFeatures(35)),
-            "DRAAdminAccess=true,DRAConsumableCapacity=false,DRADerivedAttributes=false,"
-            "DRADeviceBindingConditions=false,DRADeviceCompatibilityGroups=false,"
-            "DRADeviceTaintRules=false,DRADeviceTaints=false,DRAFractionalCapacityRange=false,"
-            "DRAListTypeAttributes=false,DRAOptionalNodeOperations=false,"
-            "DRAPartitionableDevices=false,DRAPrioritizedList=true");
+  EXPECT_EQ(
+      FeatureGatesString(DefaultFeatures(34)),
+      "DRAAdminAccess=true,DRAConsumableCapacity=false,DRADerivedAttributes=false,"
+      "DRADeviceBindingConditions=false,DRADeviceCompatibilityGroups=false,"
+      "DRADeviceTaintRules=false,DRADeviceTaints=false,DRAExtendedResource=false,"
+      "DRAFractionalCapacityRange=false,"
+      "DRAListTypeAttributes=false,DRAOptionalNodeOperations=false,"
+      "DRAPartitionableDevices=false,DRAPrioritizedList=true,DRAWorkloadResourceClaims=false");
+  EXPECT_EQ(
+      FeatureGatesString(DefaultFeatures(35)),
+      "DRAAdminAccess=true,DRAConsumableCapacity=false,DRADerivedAttributes=false,"
+      "DRADeviceBindingConditions=false,DRADeviceCompatibilityGroups=false,"
+      "DRADeviceTaintRules=false,DRADeviceTaints=false,DRAExtendedResource=false,"
+      "DRAFractionalCapacityRange=false,"
+      "DRAListTypeAttributes=false,DRAOptionalNodeOperations=false,"
+      "DRAPartitionableDevices=false,DRAPrioritizedList=true,DRAWorkloadResourceClaims=false");
   EXPECT_EQ(FeatureGatesString(DefaultFeatures(36)),
             "DRAAdminAccess=true,DRAConsumableCapacity=true,DRADerivedAttributes=false,"
             "DRADeviceBindingConditions=true,DRADeviceCompatibilityGroups=false,"
-            "DRADeviceTaintRules=false,DRADeviceTaints=true,DRAFractionalCapacityRange=false,"
+            "DRADeviceTaintRules=false,DRADeviceTaints=true,DRAExtendedResource=true,"
+            "DRAFractionalCapacityRange=false,"
             "DRAListTypeAttributes=false,DRAOptionalNodeOperations=false,"
-            "DRAPartitionableDevices=true,DRAPrioritizedList=true");
+            "DRAPartitionableDevices=true,DRAPrioritizedList=true,DRAWorkloadResourceClaims=false");
   EXPECT_EQ(FeatureGatesString(DefaultFeatures(37)),
             "DRAAdminAccess=true,DRAConsumableCapacity=true,DRADerivedAttributes=false,"
             "DRADeviceBindingConditions=true,DRADeviceCompatibilityGroups=false,"
-            "DRADeviceTaintRules=true,DRADeviceTaints=true,DRAFractionalCapacityRange=false,"
+            "DRADeviceTaintRules=true,DRADeviceTaints=true,DRAExtendedResource=true,"
+            "DRAFractionalCapacityRange=false,"
             "DRAListTypeAttributes=false,DRAOptionalNodeOperations=false,"
-            "DRAPartitionableDevices=true,DRAPrioritizedList=true");
+            "DRAPartitionableDevices=true,DRAPrioritizedList=true,DRAWorkloadResourceClaims=false");
 }
 
 // Which gates each version knows (kube-scheduler refuses the others) and which it locks.
