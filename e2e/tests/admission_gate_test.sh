@@ -18,6 +18,7 @@ GATE=draco.dev/allocation
 MODE=${DRACO_E2E_ADMISSION_MODE:-$(gate_mode)}
 WEBHOOK_PID=""
 cleanup() {
+  rm -f "${PROBE_OUT:-}"
   [[ -n $WEBHOOK_PID ]] && kill "$WEBHOOK_PID" 2>/dev/null
   helm uninstall "$REL" -n "$NS" --wait=false >/dev/null 2>&1 || true
   drop_ns $GATED $LABELED $PLAIN $EXCLUDED $NS
@@ -111,9 +112,24 @@ gates() { k get pod -n "$1" "$2" -o jsonpath='{range .spec.schedulingGates[*]}{.
 
 # The policy (or the webhook configuration) is loaded asynchronously by the API server's admission
 # plugin; wait for it to act.
+PROBE_OUT=$(mktemp)
 probe_gated() {
   pod "$GATED" probe claim | kubectl create --dry-run=server -o jsonpath='{.spec.schedulingGates[*].name}' -f - \
-    | grep -q "$GATE"
+    >"$PROBE_OUT" 2>&1
+  grep -q "$GATE" "$PROBE_OUT"
+}
+on_fail() {
+  echo "last dry-run answer: $(cat "$PROBE_OUT" 2>/dev/null)"
+  if [[ $MODE == webhook ]]; then
+    echo "MutatingWebhookConfiguration:"
+    k get mutatingwebhookconfiguration "$REL-scheduling-gate" \
+      -o jsonpath='{range .webhooks[*]}{.name} url={.clientConfig.url} caBundle={.clientConfig.caBundle}{"\n"}{end}' | cut -c1-200
+    echo "webhook log (last 30 lines):"
+    tail -n 30 "${DRACO_E2E_DIR:-/tmp/draco-e2e}/logs/$REL-webhook.log" | cut -c1-300
+    echo "listeners on :${WPORT:-}:"; ss -ltnp 2>/dev/null | grep ":${WPORT:-x} " || echo none
+  fi
+  echo "kube-apiserver log (webhook lines):"
+  grep -i "webhook" "${DRACO_E2E_DIR:-/tmp/draco-e2e}/logs/kube-apiserver.log" | tail -n 15 | cut -c1-300
 }
 eventually 30 "the admission $MODE is active" probe_gated
 

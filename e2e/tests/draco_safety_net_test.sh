@@ -28,6 +28,14 @@ cleanup() {
   k label node node-0 $EXCLUDED- >/dev/null 2>&1 || true
 }
 trap cleanup EXIT
+on_fail() {
+  echo "pods:"; k get pods -n $NS -o wide
+  echo "strict pod:"; k get pod -n $NS strict -o jsonpath='gates={.spec.schedulingGates} node={.spec.nodeName} conditions={.status.conditions} claims={.status.resourceClaimStatuses}{"\n"}'
+  echo "claims:"; k get resourceclaims -n $NS -o jsonpath='{range .items[*]}{.metadata.name} rv={.metadata.resourceVersion} finalizers={.metadata.finalizers} allocation={.status.allocation.devices.results} reservedFor={.status.reservedFor}{"\n"}{end}'
+  echo "events:"; k get events -n $NS -o custom-columns=OBJ:.involvedObject.name,TYPE:.type,REASON:.reason,MSG:.message --no-headers | cut -c1-300
+  echo "draco log (last 40 lines about $NS):"; grep "$NS" "$DRACO_LOGS/draco-safety.log" | tail -n 40 | cut -c1-400
+  echo "kube-scheduler log (strict):"; grep "strict" "$DRACO_E2E_DIR/logs/kube-scheduler.log" | tail -n 20 | cut -c1-400
+}
 k create namespace $NS >/dev/null
 k label node node-0 $EXCLUDED=true --overwrite >/dev/null
 make_driver $NS $DRV 1 node-0 node-1

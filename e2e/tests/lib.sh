@@ -10,7 +10,18 @@ fi
 source "$ENV_FILE"
 k() { kubectl "$@"; }
 pass() { echo "PASS: $*"; }
-fail() { echo "FAIL: $*" >&2; exit 1; }
+# fail MSG: reports and exits 1; a test that defines on_fail gets it called first (once), to print
+# what a reader of CI's output needs to explain the failure (object states, log tails).
+fail() {
+  echo "FAIL: $*" >&2
+  if [[ -z ${_E2E_FAILING:-} ]] && declare -F on_fail >/dev/null; then
+    _E2E_FAILING=1
+    echo "--- diagnostics ---" >&2
+    on_fail >&2 2>&1 || true
+    echo "--- end of diagnostics ---" >&2
+  fi
+  exit 1
+}
 # eventually SECONDS DESC CMD...: polls CMD until it succeeds.
 eventually() {
   local secs=$1 desc=$2; shift 2
