@@ -392,6 +392,11 @@ StatusOr<Result> Controller::AllocateForPod(const api::Pod& pod, const PodClaims
     std::unique_lock<std::mutex> l(alloc_mu_);
     for (const auto& c : to_allocate) {
       if (allocating_.count(ClaimKey(*c))) return Result{options_.busy_retry};
+      // A claim shared by several pods (a PodGroup's, or one named by several pods) may have
+      // been allocated by another worker since this sync read the cache: decide again on the
+      // newest state instead of allocating it a second time.
+      ClaimPtr now = cache_.GetClaim(c->metadata.namespace_, c->metadata.name);
+      if (now && now->status.allocation) return Result{options_.busy_retry};
     }
     auto filtered = FilterNodes(&pod, cache_.Nodes(), allocated, cache_);
     if (filtered.fit.empty()) {

@@ -187,6 +187,26 @@ TEST_F(PodGroupTest, MembersShareTheClaimAllocatedOnceAndReservedForTheGroup) {
   EXPECT_EQ(writer.Count("status"), 0);
 }
 
+TEST_F(PodGroupTest, MemberWithAStaleViewDoesNotAllocateTheGroupClaimAgain) {
+  AddGroup(MakeGroup("job"));
+  AddPod(MakeMember("job-0", "job"));
+  AddPod(MakeMember("job-1", "job"));
+  ASSERT_TRUE(ctrl.SyncPodGroup("ns", "job").ok());
+  Sync();
+  // Two workers, one shared claim: job-1's sync has read the claim unallocated when job-0's sync
+  // allocates and writes it.
+  writer.interleave_before["apply"] = [&] { ASSERT_TRUE(ctrl.SyncPod("ns", "job-0").ok()); };
+  auto r = ctrl.SyncPod("ns", "job-1");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(allocator.calls, 1) << "the claim was allocated again from a stale view";
+  EXPECT_TRUE(r->requeue_after.has_value());  // decided again on the newest state
+  EXPECT_FALSE(writer.pods.at("ns/job-1").spec.scheduling_gates.empty());
+  Sync();
+  ASSERT_TRUE(ctrl.SyncPod("ns", "job-1").ok());
+  EXPECT_EQ(allocator.calls, 1);
+  EXPECT_TRUE(writer.pods.at("ns/job-1").spec.scheduling_gates.empty());
+}
+
 TEST_F(PodGroupTest, BoundMemberReservesTheGroupNotItself) {
   AddGroup(MakeGroup("job"));
   ASSERT_TRUE(ctrl.SyncPodGroup("ns", "job").ok());

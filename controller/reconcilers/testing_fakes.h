@@ -1,6 +1,7 @@
 // Test doubles for the reconcilers' seams (header-only, tests only).
 #pragma once
 
+#include <functional>
 #include <map>
 #include <mutex>
 #include <set>
@@ -33,8 +34,16 @@ class FakeWriter : public ApiWriter {
   std::set<std::string> fail_next;
   int rv = 1000;
   int name_seq = 0;
+  // Run once, just before the named call ("apply", "create", "status", ...) is served: lets a test
+  // interleave another sync there, as a second worker would.
+  std::map<std::string, std::function<void()>> interleave_before;
 
   bool Fail(const std::string& call, Status* st) {
+    if (auto it = interleave_before.find(call); it != interleave_before.end()) {
+      auto f = std::move(it->second);
+      interleave_before.erase(it);
+      f();
+    }
     if (fail_next.erase("conflict:" + call)) {
       *st = ApiErr(409, "Conflict");
       return true;
