@@ -5,8 +5,8 @@
 
 #include <spdlog/spdlog.h>
 
-#include "controller/feasibility/feasibility.h"
 #include "controller/api/extended_resource.h"
+#include "controller/feasibility/feasibility.h"
 #include "controller/reconcilers/extended_resource.h"
 #include "controller/reconcilers/node_fit.h"
 #include "k8sclient/api_error.h"
