@@ -3,8 +3,12 @@
 //
 //   draco simulate -f FILE|DIR   allocate manifests offline, print allocations and explanations
 //   draco explain -f FILE|DIR CLAIM   print the allocation funnel for one claim
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "controller/simulate/simulate.h"
 #ifdef DRACO_HAVE_RUN
@@ -29,6 +33,18 @@ constexpr Subcommand kSubcommands[] = {
 #endif
 };
 
+// glibc gives each thread that allocates concurrently its own malloc arena (up to 8 per core).
+// `draco run` has dozens of threads (workers, informers, HTTP, cpprestsdk's pool); with an arena
+// each, freed memory stays spread over many arenas and RSS crept up for as long as pods flowed
+// (1-hour soak: +0.5 MiB per 10 minutes after 30 minutes). Two arenas kept it flat and 18% lower
+// (soak of 2026-12-05). MALLOC_ARENA_MAX in the environment still wins.
+void LimitMallocArenas() {
+#ifdef __GLIBC__
+  constexpr int kMallocArenas = 2;
+  if (std::getenv("MALLOC_ARENA_MAX") == nullptr) mallopt(M_ARENA_MAX, kMallocArenas);
+#endif
+}
+
 int Usage(std::ostream& os, int rc) {
   os << "usage: draco <subcommand> [flags]\n";
   for (const auto& s : kSubcommands) os << "  " << s.name << "\t" << s.help << "\n";
@@ -38,6 +54,7 @@ int Usage(std::ostream& os, int rc) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  LimitMallocArenas();  // before any thread starts
   if (argc < 2) return Usage(std::cerr, 2);
   if (std::strcmp(argv[1], "-h") == 0 || std::strcmp(argv[1], "--help") == 0 ||
       std::strcmp(argv[1], "help") == 0) {
