@@ -76,7 +76,6 @@ step "e2e with the workload-claims profile (PodGroup claims)"
   e2e/cluster/up.sh --nodes 4 >"$DRACO_E2E_DIR.up.log" 2>&1 || { cat "$DRACO_E2E_DIR.up.log"; exit 1; }
   if ! bash e2e/tests/draco_podgroup_claims_test.sh; then
     echo "=== retrying once: draco_podgroup_claims_test"
-    (source "$DRACO_E2E_DIR/env" && kubectl wait --for=delete namespace/draco-podgroup --timeout=120s) >/dev/null 2>&1 || true
     bash e2e/tests/draco_podgroup_claims_test.sh
   fi
 )

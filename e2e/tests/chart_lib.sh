@@ -242,24 +242,8 @@ current-context: sa
 KC
 }
 
-# fresh_ns NAME [kubectl create namespace args...]: waits out a previous run's namespace deletion,
-# then creates the namespace.
-fresh_ns() {
-  kubectl wait --for=delete "namespace/$1" --timeout=120s >/dev/null 2>&1 || true
-  kubectl create namespace "$@" >/dev/null
-}
-
-# drop_ns NS...: deletes namespaces without waiting, first force-deleting pods and stripping the
-# delete-protection finalizer from claims (no resourceclaim-controller runs in the e2e cluster to
-# deallocate them, so they would keep the namespace Terminating forever).
+# drop_ns NS...: cleanup_ns (lib.sh) for each namespace.
 drop_ns() {
-  local ns c
-  for ns in "$@"; do
-    kubectl get namespace "$ns" >/dev/null 2>&1 || continue
-    kubectl delete pods --all -n "$ns" --grace-period=0 --force --wait=false >/dev/null 2>&1 || true
-    for c in $(kubectl get resourceclaims -n "$ns" -o name 2>/dev/null); do
-      kubectl patch -n "$ns" "$c" --type=merge -p '{"metadata":{"finalizers":null}}' >/dev/null 2>&1 || true
-    done
-    kubectl delete namespace "$ns" --wait=false >/dev/null 2>&1 || true
-  done
+  local ns
+  for ns in "$@"; do cleanup_ns "$ns"; done
 }

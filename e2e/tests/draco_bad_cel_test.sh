@@ -8,7 +8,7 @@ source "$(dirname "$0")/draco_helpers.sh"
 NS=draco-badcel
 DRV=cel.draco.dev
 trap 'stop_all_draco; cleanup_ns $NS; delete_driver $DRV node-0 node-1; k delete deviceclass broken.draco.dev --wait=false >/dev/null 2>&1 || true' EXIT
-k create namespace $NS >/dev/null
+fresh_ns $NS
 make_driver $NS $DRV 2 node-0 node-1
 cat <<YAML | k apply -f - >/dev/null
 apiVersion: resource.k8s.io/v1

@@ -54,9 +54,9 @@ k get crd allocationpolicies.draco.dev >/dev/null 2>&1 \
   || k apply -f "$E2E_ROOT/../crds/draco.dev_allocationpolicies.yaml" >/dev/null
 k wait --for=condition=Established crd/allocationpolicies.draco.dev --timeout=60s >/dev/null
 eventually 120 "namespaces of an earlier run are gone" ns_gone
-k create namespace $NS >/dev/null
-k create namespace $NS2 >/dev/null
-k create namespace $NS3 >/dev/null
+fresh_ns $NS
+fresh_ns $NS2
+fresh_ns $NS3
 
 # slice "TAINTED_DEVICES" GENERATION: the fabric pool, five devices that attach to the chosen
 # node; the listed ones carry a NoSchedule taint (the driver's way of taking a device out).

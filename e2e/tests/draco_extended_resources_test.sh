@@ -36,9 +36,9 @@ cleanup() {
 trap cleanup EXIT
 k apply -f "$CRD" >/dev/null
 k wait --for=condition=Established crd/allocationpolicies.draco.dev --timeout=60s >/dev/null
-k create namespace $NS >/dev/null
-k create namespace $NS2 >/dev/null
-k create namespace $NS3 >/dev/null
+fresh_ns $NS
+fresh_ns $NS2
+fresh_ns $NS3
 make_driver $NS $CLS 2 node-0 node-1
 k patch deviceclass $CLS --type=merge -p "{\"spec\":{\"extendedResourceName\":\"$ERN\"}}" >/dev/null
 # ext_pod NS NAME [GATE]: a pod asking one device through the extended resource (limits only:

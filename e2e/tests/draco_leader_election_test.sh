@@ -7,7 +7,7 @@ source "$(dirname "$0")/draco_helpers.sh"
 NS=draco-le
 DRV=le.draco.dev
 trap 'stop_all_draco; cleanup_ns $NS; delete_driver $DRV node-0 node-1' EXIT
-k create namespace $NS >/dev/null
+fresh_ns $NS
 make_driver $NS $DRV 4 node-0 node-1
 LE=(--leader-elect=true --leader-elect-namespace $NS)
 start_draco a "${LE[@]}"

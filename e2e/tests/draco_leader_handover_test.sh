@@ -23,12 +23,7 @@ tmp=$(mktemp -d)
 restore() {
   stop_all_draco
   k delete clusterrole,clusterrolebinding draco-handover-sa --ignore-not-found >/dev/null 2>&1 || true
-  cleanup_ns $NS
-  # No draco runs any more to remove its finalizer from the claims of deleted pods.
-  local c
-  for c in $(k get resourceclaims -n $NS -o name 2>/dev/null); do
-    k patch -n $NS "$c" --type=merge -p '{"metadata":{"finalizers":null}}' >/dev/null 2>&1 || true
-  done
+  cleanup_ns $NS  # no draco runs any more: it strips the claims' finalizers
   delete_driver $DRV node-0 node-1
   # Leave kube-apiserver as it was found: without the audit log.
   DRACO_AUDIT_POLICY= "$CLUSTER/restart-apiserver.sh" >/dev/null 2>&1 || true
@@ -54,7 +49,7 @@ eventually 60 "kube-apiserver writes an audit log" test -f "$AUDIT"
 T0=$(date +%s.%N)
 
 k wait --for=delete namespace/$NS --timeout=120s >/dev/null 2>&1 || true
-k create namespace $NS >/dev/null
+fresh_ns $NS
 make_driver $NS $DRV 100 node-0 node-1  # a ResourceSlice holds at most 128 devices
 template $NS one-dev $DRV | k apply -f - >/dev/null
 

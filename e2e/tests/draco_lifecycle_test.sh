@@ -8,7 +8,7 @@ source "$(dirname "$0")/draco_helpers.sh"
 NS=draco-lifecycle
 DRV=lifecycle.draco.dev
 trap 'stop_all_draco; cleanup_ns $NS; delete_driver $DRV node-0 node-1' EXIT
-k create namespace $NS >/dev/null
+fresh_ns $NS
 make_driver $NS $DRV 2 node-0 node-1
 start_draco lifecycle --leader-elect=false
 eventually 30 "draco is ready" draco_ready lifecycle

@@ -28,7 +28,7 @@ cleanup() {
   k delete resourceslice metrics-counters metrics-devices --wait=false >/dev/null 2>&1 || true
 }
 trap cleanup EXIT
-k create namespace $NS >/dev/null
+fresh_ns $NS
 
 # One pool on node-0: a GPU with 80Gi memory, offered whole or as two 40Gi partitions.
 cat <<YAML | k apply -f - >/dev/null

@@ -18,7 +18,7 @@ source "$(dirname "$0")/draco_helpers.sh"
 NS=draco-podgroup
 DRV=podgroup.draco.dev
 trap 'stop_all_draco; k delete podgroup --all -n $NS --wait=false >/dev/null 2>&1 || true; cleanup_ns $NS; delete_driver $DRV node-0 node-1' EXIT
-k create namespace $NS >/dev/null
+fresh_ns $NS
 make_driver $NS $DRV 1 node-0 node-1
 start_draco podgroup --leader-elect=false --feature-gates=DRAWorkloadResourceClaims=true
 eventually 30 "draco is ready" draco_ready podgroup

@@ -20,7 +20,7 @@ trap cleanup EXIT
 k delete crd allocationpolicies.draco.dev --ignore-not-found >/dev/null
 eventually 60 "the AllocationPolicy CRD is gone" \
   bash -c "! kubectl get --raw /apis/draco.dev/v1alpha1 >/dev/null 2>&1"
-k create namespace $NS >/dev/null
+fresh_ns $NS
 make_driver $NS $DRV 2 node-0 node-1
 start_draco policy --leader-elect=false --allocation-policy-recheck-interval=2
 eventually 30 "draco is ready without the AllocationPolicy CRD" draco_ready policy

@@ -8,7 +8,7 @@ NS=draco-restart
 DRV=restart.draco.dev
 PODS=${DRACO_E2E_RESTART_PODS:-60}
 trap 'stop_all_draco; cleanup_ns $NS; delete_driver $DRV node-0 node-1' EXIT
-k create namespace $NS >/dev/null
+fresh_ns $NS
 make_driver $NS $DRV 40 node-0 node-1
 start_draco first --leader-elect=false --workers 8
 eventually 30 "draco is ready" draco_ready first

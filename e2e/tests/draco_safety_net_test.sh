@@ -19,11 +19,6 @@ EXCLUDED=draco-e2e/strict-excluded
 cleanup() {
   stop_all_draco
   cleanup_ns $NS
-  # Claims keep draco's finalizer once draco is gone; drop it so the namespace can go.
-  local c
-  for c in $(k get resourceclaims -n $NS -o name 2>/dev/null); do
-    k patch -n $NS "$c" --type=merge -p '{"metadata":{"finalizers":null}}' >/dev/null 2>&1 || true
-  done
   delete_driver $DRV node-0 node-1
   k label node node-0 $EXCLUDED- >/dev/null 2>&1 || true
 }
@@ -36,7 +31,7 @@ on_fail() {
   echo "draco log (last 40 lines about $NS):"; grep "$NS" "$DRACO_LOGS/draco-safety.log" | tail -n 40 | cut -c1-400
   echo "kube-scheduler log (strict):"; grep "strict" "$DRACO_E2E_DIR/logs/kube-scheduler.log" | tail -n 20 | cut -c1-400
 }
-k create namespace $NS >/dev/null
+fresh_ns $NS
 k label node node-0 $EXCLUDED=true --overwrite >/dev/null
 make_driver $NS $DRV 1 node-0 node-1
 start_draco safety --leader-elect=false

@@ -18,7 +18,7 @@ cleanup() {
   k delete node "${NODES[@]}" --wait=false >/dev/null 2>&1 || true
 }
 trap cleanup EXIT
-k create namespace $NS >/dev/null
+fresh_ns $NS
 # Four fake Ready nodes in two zones, each with one device-plugin resource.
 now=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 for i in 1 2 3 4; do

@@ -22,6 +22,12 @@ fail() {
   fi
   exit 1
 }
+# fresh_ns NAME [kubectl create namespace args...]: waits out a previous run's namespace deletion,
+# then creates it (a test run again right after it failed finds its namespace still terminating).
+fresh_ns() {
+  kubectl wait --for=delete "namespace/$1" --timeout=120s >/dev/null 2>&1 || true
+  kubectl create namespace "$@" >/dev/null
+}
 # eventually SECONDS DESC CMD...: polls CMD until it succeeds.
 eventually() {
   local secs=$1 desc=$2; shift 2
@@ -32,8 +38,16 @@ eventually() {
   done
   pass "$desc"
 }
-# cleanup_ns NS: deletes a namespace's pods without waiting for a kubelet, then the namespace.
+# cleanup_ns NS: deletes a namespace without waiting, first force-deleting its pods (no kubelet)
+# and stripping the delete-protection finalizer from its claims (no resourceclaim-controller runs
+# in the e2e cluster and draco may be stopped already, so they would keep the namespace
+# Terminating and a rerun of the test could not create it again).
 cleanup_ns() {
+  local c
+  k get namespace "$1" >/dev/null 2>&1 || return 0
   k delete pods --all -n "$1" --grace-period=0 --force --wait=false >/dev/null 2>&1 || true
+  for c in $(k get resourceclaims -n "$1" -o name 2>/dev/null); do
+    k patch -n "$1" "$c" --type=merge -p '{"metadata":{"finalizers":null}}' >/dev/null 2>&1 || true
+  done
   k delete namespace "$1" --wait=false >/dev/null 2>&1 || true
 }
