@@ -1,0 +1,104 @@
+// The engine behind `draco simulate`, `draco explain` and `kubectl draco`: inputs loaded from
+// manifests (files, or in-memory documents such as a live cluster's objects), the allocation
+// groups built from them, and one group's allocation or explanation. See simulate.h for the
+// semantics; this header is internal to controller/simulate and controller/kubectl.
+//
+// Thread-compatible: a Simulation is used by one thread.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "controller/allocator/allocator.h"
+#include "controller/api/types.h"
+#include "controller/feasibility/feasibility.h"
+#include "controller/simulate/simulate.h"
+#include "k8sclient/base/status.h"
+
+namespace draco::simulate {
+
+using alloc::AllocationResult;
+using alloc::ResourceClaim;
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitUnallocated = 1;
+inline constexpr int kExitInput = 2;
+
+struct PodClaimRef {
+  std::string name;
+  std::string claim_name;     // resourceClaimName
+  std::string template_name;  // resourceClaimTemplateName
+};
+
+struct Pod {
+  std::string ns, name, node_name;
+  std::vector<PodClaimRef> claims;
+  std::shared_ptr<const api::Pod> api;  // the full object, for the feasibility filters
+};
+
+struct Inputs {
+  std::vector<alloc::DeviceClass> classes;
+  std::vector<api::DeviceClass> api_classes;  // for the extended-resource mapping
+  std::vector<alloc::ResourceSlice> slices;
+  std::vector<alloc::DeviceTaintRule> rules;
+  std::vector<alloc::AllocationPolicy> policies;
+  std::vector<alloc::Node> nodes;
+  std::vector<ResourceClaim> claims;               // order of appearance
+  std::map<std::string, ResourceClaim> templates;  // ns/name -> claim skeleton
+  std::vector<Pod> pods;
+  // kube-scheduler's view: api Nodes in input order, pods placed so far (spec.nodeName, then the
+  // nodes simulate chose), PVs, PVCs, StorageClasses, CSINodes, Namespaces.
+  feasibility::Snapshot cluster;
+  // "Deployment ns/name: 2 pods" per expanded workload; "Kind/name" per object of a kind
+  // simulate does not know (listed in the output, never skipped silently).
+  std::vector<std::string> workloads;
+  std::vector<std::string> ignored;
+};
+
+// One allocation unit: a pod's unallocated claims, or a claim no pod references.
+struct Group {
+  std::string label;                    // "pod ns/name" or "claim ns/name"
+  std::vector<size_t> claims;           // indices into Simulation::claims
+  std::vector<alloc::Node> candidates;  // claim groups: every node; pod groups: see RunGroup
+  int pod = -1;                         // index into Inputs::pods for pod groups
+  std::string problem;  // input problem that prevents allocation (missing claim/template)
+};
+
+struct Simulation {
+  Inputs in;
+  std::vector<ResourceClaim> claims;  // all claims incl. generated, stable addresses after build
+  std::vector<Group> groups;
+  std::unique_ptr<alloc::Allocator> allocator;
+};
+
+struct GroupOutcome {
+  bool allocated = false;
+  std::string node;
+  std::string message;
+  std::vector<alloc::Explanation> explanations;
+  std::vector<std::string> filtered;  // "node-1: InterPodAffinity: pod anti-affinity with ns/p"
+};
+
+// Loads opts.documents then opts.paths and builds the allocation groups: one per Pod (its
+// unallocated claims) in input order, then one per claim no pod references. Input errors name
+// the source and document.
+Status Build(const Options& opts, Simulation* sim);
+
+// Allocates (explain = false; committed, so later groups see it) or explains (explain = true;
+// nothing committed) one group, on the nodes that pass kube-scheduler's filters, restricted to
+// `only_node` when it is set.
+GroupOutcome RunGroup(Simulation& sim, const Group& g, bool explain, const std::string& only_node);
+
+// "  claim ns/name\n    request -> driver/pool/device ...\n" (and config, node selector).
+void PrintAllocation(const ResourceClaim& c, const AllocationResult& r, std::ostream& out);
+
+// "ignored: 2 objects of unknown kinds: Service/foo, ConfigMap/bar" ("" when none).
+std::string IgnoredLine(const Inputs& in);
+
+// "ns/name", "default" for an empty namespace.
+std::string Key(const std::string& ns, const std::string& name);
+
+}  // namespace draco::simulate
