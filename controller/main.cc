@@ -3,6 +3,7 @@
 //
 //   draco simulate -f FILE|DIR   allocate manifests offline, print allocations and explanations
 //   draco explain -f FILE|DIR CLAIM   print the allocation funnel for one claim
+//   kubectl-draco explain|pools|simulate   the kubectl plugin (this binary under that name)
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
@@ -11,6 +12,9 @@
 #endif
 
 #include "controller/simulate/simulate.h"
+#ifdef DRACO_HAVE_KUBECTL
+#include "controller/kubectl/plugin.h"
+#endif
 #ifdef DRACO_HAVE_RUN
 #include "controller/run/run.h"
 #endif
@@ -55,6 +59,13 @@ int Usage(std::ostream& os, int rc) {
 
 int main(int argc, char** argv) {
   LimitMallocArenas();  // before any thread starts
+#ifdef DRACO_HAVE_KUBECTL
+  // Installed as kubectl-draco, `kubectl draco ...` runs it with the plugin's arguments.
+  const char* base = std::strrchr(argv[0], '/');
+  if (std::strcmp(base ? base + 1 : argv[0], "kubectl-draco") == 0) {
+    return draco::kubectl::KubectlDracoMain(argc, argv);
+  }
+#endif
   if (argc < 2) return Usage(std::cerr, 2);
   if (std::strcmp(argv[1], "-h") == 0 || std::strcmp(argv[1], "--help") == 0 ||
       std::strcmp(argv[1], "help") == 0) {

@@ -173,6 +173,8 @@ Status AddPod(const rapidjson::Value& doc, const std::string& raw_json, Inputs* 
   auto a = api::Decode<api::Pod>(raw_json);
   if (!a.ok()) return a.status();
   if (a->metadata.namespace_.empty()) a->metadata.namespace_ = "default";
+  // A finished pod holds nothing (kube-scheduler's informer drops it; its claims are released).
+  if (a->status.phase == "Succeeded" || a->status.phase == "Failed") return OkStatus();
   v->api = std::make_shared<const api::Pod>(std::move(*a));
   if (!v->node_name.empty()) in->cluster.pods.push_back({v->api, v->node_name});
   in->pods.push_back(std::move(v).value());
@@ -214,69 +216,84 @@ std::string IgnoredLine(const Inputs& in) {
 
 namespace {
 
-Status Load(const std::vector<std::string>& paths, Inputs* in) {
+// One decoded manifest (`doc` is its parsed JSON) into `in`.
+Status LoadManifest(const api::Manifest& m, const rapidjson::Document& doc, Inputs* in) {
+  Status st;
+  if (m.kind == "DeviceClass") {
+    Add(alloc::DecodeDeviceClass(doc), in->classes, st);
+    if (const auto* dc = std::get_if<api::DeviceClass>(&m.object)) in->api_classes.push_back(*dc);
+  } else if (m.kind == "ResourceSlice") {
+    Add(alloc::DecodeResourceSlice(doc), in->slices, st);
+  } else if (m.kind == "DeviceTaintRule") {
+    Add(alloc::DecodeDeviceTaintRule(doc), in->rules, st);
+  } else if (m.kind == "AllocationPolicy") {
+    Add(alloc::DecodeAllocationPolicy(doc), in->policies, st);
+  } else if (m.kind == "Node") {
+    auto v = alloc::DecodeNode(doc);
+    auto a = api::Decode<api::Node>(m.raw_json);
+    if (v.ok() && a.ok()) {
+      v->labels.try_emplace("kubernetes.io/hostname", v->name);
+      in->nodes.push_back(std::move(v).value());
+      in->cluster.nodes.push_back(SimulatedNode(std::move(*a)));
+    } else {
+      st = v.ok() ? a.status() : v.status();
+    }
+  } else if (m.kind == "ResourceClaim") {
+    auto v = alloc::DecodeResourceClaim(doc);
+    if (v.ok()) {
+      if (v->namespace_name.empty()) v->namespace_name = "default";
+      alloc::DefaultClaim(*v);
+      in->claims.push_back(std::move(v).value());
+    } else {
+      st = v.status();
+    }
+  } else if (m.kind == "ResourceClaimTemplate") {
+    auto v = alloc::DecodeClaimTemplateSpec(doc);
+    if (v.ok()) {
+      if (v->namespace_name.empty()) v->namespace_name = "default";
+      std::string k = Key(v->namespace_name, v->name);
+      in->templates[k] = std::move(v).value();
+    } else {
+      st = v.status();
+    }
+  } else if (m.kind == "Pod") {
+    st = AddPod(doc, m.raw_json, in);
+  } else if (IsWorkloadKind(m.api_version, m.kind)) {
+    st = AddWorkload(doc, in);
+  } else {
+    st = LoadStorage(m, &in->cluster, &in->ignored);
+  }
+  return st;
+}
+
+// Every manifest of one source (a file's or a document's text).
+Status LoadText(const std::string& source, const std::string& text, Inputs* in) {
+  auto manifests = api::DecodeManifests(text);
+  if (!manifests.ok()) return manifests.status().WithPrefix(source);
+  for (size_t i = 0; i < manifests->size(); ++i) {
+    const api::Manifest& m = (*manifests)[i];
+    rapidjson::Document doc;
+    doc.Parse(m.raw_json.c_str());
+    std::string where = source + ": document " + std::to_string(i + 1) + " (" + m.kind + ")";
+    if (doc.HasParseError()) return InvalidArgumentError(where + ": invalid JSON");
+    if (Status st = LoadManifest(m, doc, in); !st.ok()) return st.WithPrefix(where);
+  }
+  return OkStatus();
+}
+
+Status Load(const Options& opts, Inputs* in) {
+  for (const auto& d : opts.documents) {
+    if (Status s = LoadText(d.source, d.text, in); !s.ok()) return s;
+  }
   std::vector<std::string> files;
-  if (Status s = ReadPaths(paths, &files); !s.ok()) return s;
+  if (opts.documents.empty() || !opts.paths.empty()) {
+    if (Status s = ReadPaths(opts.paths, &files); !s.ok()) return s;
+  }
   for (const auto& f : files) {
     std::ifstream is(f);
     std::stringstream ss;
     ss << is.rdbuf();
-    auto manifests = api::DecodeManifests(ss.str());
-    if (!manifests.ok()) return manifests.status().WithPrefix(f);
-    for (size_t i = 0; i < manifests->size(); ++i) {
-      const api::Manifest& m = (*manifests)[i];
-      rapidjson::Document doc;
-      doc.Parse(m.raw_json.c_str());
-      std::string where = f + ": document " + std::to_string(i + 1) + " (" + m.kind + ")";
-      if (doc.HasParseError()) return InvalidArgumentError(where + ": invalid JSON");
-      Status st;
-      if (m.kind == "DeviceClass") {
-        Add(alloc::DecodeDeviceClass(doc), in->classes, st);
-        if (const auto* dc = std::get_if<api::DeviceClass>(&m.object))
-          in->api_classes.push_back(*dc);
-      } else if (m.kind == "ResourceSlice") {
-        Add(alloc::DecodeResourceSlice(doc), in->slices, st);
-      } else if (m.kind == "DeviceTaintRule") {
-        Add(alloc::DecodeDeviceTaintRule(doc), in->rules, st);
-      } else if (m.kind == "AllocationPolicy") {
-        Add(alloc::DecodeAllocationPolicy(doc), in->policies, st);
-      } else if (m.kind == "Node") {
-        auto v = alloc::DecodeNode(doc);
-        auto a = api::Decode<api::Node>(m.raw_json);
-        if (v.ok() && a.ok()) {
-          v->labels.try_emplace("kubernetes.io/hostname", v->name);
-          in->nodes.push_back(std::move(v).value());
-          in->cluster.nodes.push_back(SimulatedNode(std::move(*a)));
-        } else {
-          st = v.ok() ? a.status() : v.status();
-        }
-      } else if (m.kind == "ResourceClaim") {
-        auto v = alloc::DecodeResourceClaim(doc);
-        if (v.ok()) {
-          if (v->namespace_name.empty()) v->namespace_name = "default";
-          alloc::DefaultClaim(*v);
-          in->claims.push_back(std::move(v).value());
-        } else {
-          st = v.status();
-        }
-      } else if (m.kind == "ResourceClaimTemplate") {
-        auto v = alloc::DecodeClaimTemplateSpec(doc);
-        if (v.ok()) {
-          if (v->namespace_name.empty()) v->namespace_name = "default";
-          std::string k = Key(v->namespace_name, v->name);
-          in->templates[k] = std::move(v).value();
-        } else {
-          st = v.status();
-        }
-      } else if (m.kind == "Pod") {
-        st = AddPod(doc, m.raw_json, in);
-      } else if (IsWorkloadKind(m.api_version, m.kind)) {
-        st = AddWorkload(doc, in);
-      } else {
-        st = LoadStorage(m, &in->cluster, &in->ignored);
-      }
-      if (!st.ok()) return st.WithPrefix(where);
-    }
+    if (Status s = LoadText(f, ss.str(), in); !s.ok()) return s;
   }
   for (const auto& c : in->classes) {
     in->cluster.dra_extended_resources.insert(std::string(api::kDeviceClassResourcePrefix) +
@@ -306,10 +323,21 @@ Status Load(const std::vector<std::string>& paths, Inputs* in) {
   return OkStatus();
 }
 
+// by_key's entry for the claim that `pod`'s status records for its claim `ref_name`, or end().
+std::map<std::string, size_t>::const_iterator RecordedClaim(
+    const api::Pod& pod, const std::string& ref_name, const std::map<std::string, size_t>& by_key) {
+  for (const auto& st : pod.status.resource_claim_statuses) {
+    if (st.name == ref_name && st.resource_claim_name) {
+      return by_key.find(Key(pod.metadata.namespace_, *st.resource_claim_name));
+    }
+  }
+  return by_key.end();
+}
+
 }  // namespace
 
 Status Build(const Options& opts, Simulation* sim) {
-  if (Status s = Load(opts.paths, &sim->in); !s.ok()) return s;
+  if (Status s = Load(opts, &sim->in); !s.ok()) return s;
   alloc::Features features = alloc::DefaultFeatures(opts.kubernetes_minor);
   if (Status s = alloc::ApplyFeatureGates(opts.feature_gates, opts.kubernetes_minor, features);
       !s.ok()) {
@@ -336,6 +364,12 @@ Status Build(const Options& opts, Simulation* sim) {
           g.problem = "resource claim " + p.ns + "/" + ref.claim_name + " not found";
           continue;
         }
+        referenced.insert(it->second);
+        g.claims.push_back(it->second);
+        continue;
+      }
+      // A live pod's generated claim, recorded in its status by the claim controller.
+      if (auto it = RecordedClaim(*p.api, ref.name, by_key); it != by_key.end()) {
         referenced.insert(it->second);
         g.claims.push_back(it->second);
         continue;

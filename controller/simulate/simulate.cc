@@ -96,7 +96,7 @@ int RunSimulate(const Options& opts, std::ostream& out, std::ostream& err) {
     err << "draco simulate: no pods, workloads or claims to simulate; " << ignored << "\n";
     return kExitInput;
   }
-  int failed = 0, allocated = 0;
+  int failed = 0, allocated = 0, hidden = 0;
   rapidjson::StringBuffer buf;
   alloc::JsonWriter w(buf);
   if (opts.json) {
@@ -156,6 +156,12 @@ int RunSimulate(const Options& opts, std::ostream& out, std::ostream& err) {
       w.EndObject();
       continue;
     }
+    const bool settled = go.allocated && go.node.empty();
+    if (opts.hide_settled && settled) {
+      ++hidden;
+      --allocated;  // counted on its own line
+      continue;
+    }
     if (go.allocated) {
       out << g.label << ": allocated" << (go.node.empty() ? "" : " on " + go.node)
           << (go.message.empty() ? "" : " (" + go.message + ")") << "\n";
@@ -182,6 +188,9 @@ int RunSimulate(const Options& opts, std::ostream& out, std::ostream& err) {
     out << buf.GetString() << "\n";
   } else {
     if (!ignored.empty()) out << ignored << "\n";
+    if (hidden > 0) {
+      out << hidden << " pods or claims with nothing to allocate (no claims, or all allocated)\n";
+    }
     out << allocated << " allocated, " << failed << " not allocated\n";
   }
   return failed == 0 ? kExitOk : kExitUnallocated;

@@ -14,9 +14,10 @@
 // (controller/feasibility, the code `draco run` uses: node name, taints, node affinity, ports,
 // resources, volumes, topology spread, inter-pod affinity), with pods that have spec.nodeName and
 // pods simulated earlier counting as placed. A Node without status.allocatable is not resource
-// limited and, like kubelet's, is labelled kubernetes.io/hostname=<name>. Results are committed so later pods see them; the text output and `draco explain`
-// name, per filtered node, the filter that eliminated it ("node-1: InterPodAffinity: pod
-// anti-affinity with wedge/occupant"). Claims no pod references are allocated on their own.
+// limited and, like kubelet's, is labelled kubernetes.io/hostname=<name>. Results are committed so
+// later pods see them; the text output and `draco explain` name, per filtered node, the filter that
+// eliminated it ("node-1: InterPodAffinity: pod anti-affinity with wedge/occupant"). Claims no pod
+// references are allocated on their own.
 //
 // Exit codes: 0 = every claim allocated, 1 = some claim could not be allocated (unsatisfiable
 // or a fatal allocation error such as a CEL error), 2 = input error.
@@ -30,12 +31,23 @@
 
 namespace draco::simulate {
 
+// A manifest text that is not a file (e.g. a live cluster's objects as a List), with the name
+// input errors quote.
+struct Document {
+  std::string source;
+  std::string text;
+};
+
 struct Options {
-  std::vector<std::string> paths;  // files or directories (-f)
-  bool json = false;               // -o json
-  bool explain_all = false;        // explain even allocated claims' requests
-  std::string claim;               // explain: namespace/name (or name in "default")
-  std::string node;                // explain: restrict to one node
+  std::vector<Document> documents;  // loaded before `paths`
+  std::vector<std::string> paths;   // files or directories (-f)
+  bool json = false;                // -o json
+  bool explain_all = false;         // explain even allocated claims' requests
+  // Text output: leave out pods with nothing to allocate (no claims, or all allocated before the
+  // simulation) and count them in one line; for live clusters, where most pods are such.
+  bool hide_settled = false;
+  std::string claim;  // explain: namespace/name (or name in "default")
+  std::string node;   // explain: restrict to one node
   // DRA feature gates as kube-scheduler 1.<kubernetes_minor> has them by default, overridden by
   // feature_gates ("DRAListTypeAttributes=true,..."); --kubernetes-version and --feature-gates.
   int kubernetes_minor = 37;

@@ -1,0 +1,223 @@
+#include "controller/kubectl/explain_pod.h"
+
+#include <sstream>
+
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include "controller/allocator/explain.h"
+#include "controller/allocator/json_codec.h"
+#include "controller/kubectl/plugin.h"
+
+namespace draco::kubectl {
+namespace {
+
+using simulate::kExitInput;
+using simulate::kExitOk;
+using simulate::kExitUnallocated;
+
+// The group that allocates `target`, or null.
+const simulate::Group* FindGroup(const simulate::Simulation& sim, const ExplainRequest& req,
+                                 std::string* kind, std::string* name) {
+  std::string t = req.target;
+  *kind = "pod";
+  if (auto slash = t.find('/'); slash != std::string::npos) {
+    *kind = t.substr(0, slash);
+    t = t.substr(slash + 1);
+  }
+  if (*kind == "pods" || *kind == "po") *kind = "pod";
+  if (*kind == "resourceclaim" || *kind == "resourceclaims" || *kind == "claims") *kind = "claim";
+  *name = req.ns + "/" + t;
+  for (const auto& g : sim.groups) {
+    if (*kind == "pod" && g.label == "pod " + *name) return &g;
+    if (*kind != "claim") continue;
+    for (size_t i : g.claims) {
+      const auto& c = sim.claims[i];
+      if (c.namespace_name + "/" + c.name == *name) return &g;
+    }
+  }
+  // An allocated claim no pod references has no group.
+  return nullptr;
+}
+
+const alloc::ResourceClaim* FindClaim(const simulate::Simulation& sim, const std::string& key) {
+  for (const auto& c : sim.claims) {
+    if (c.namespace_name + "/" + c.name == key) return &c;
+  }
+  return nullptr;
+}
+
+std::string PodLine(const api::Pod& p) {
+  std::string s = "pod " + p.metadata.namespace_ + "/" + p.metadata.name + ": " +
+                  (p.status.phase.empty() ? "Pending" : p.status.phase);
+  s += p.spec.node_name.empty() ? ", not on a node yet" : ", on node " + p.spec.node_name;
+  if (!p.spec.scheduling_gates.empty()) {
+    s += ", scheduling gates:";
+    for (const auto& g : p.spec.scheduling_gates) s += " " + g.name;
+  }
+  return s;
+}
+
+std::string ClaimLine(const alloc::ResourceClaim& c) {
+  std::string s = "claim " + c.namespace_name + "/" + c.name;
+  if (auto it = c.annotations.find("resource.kubernetes.io/pod-claim-name");
+      it != c.annotations.end()) {
+    s += " (pod claim " + it->second + ")";
+  }
+  if (!c.allocation) return s + ": PENDING";
+  std::string node = SelectedNode(*c.allocation);
+  s += ": allocated" + (node.empty() ? std::string() : " on node " + node);
+  if (!c.reserved_for.empty()) {
+    s += ", reserved for";
+    for (const auto& r : c.reserved_for) s += " " + r;
+  }
+  return s;
+}
+
+void WriteJson(const simulate::Simulation& sim, const simulate::Group* g,
+               const alloc::ResourceClaim* lone, const simulate::GroupOutcome& go,
+               const std::vector<std::string>& fits, std::string* json) {
+  rapidjson::StringBuffer buf;
+  alloc::JsonWriter w(buf);
+  w.StartObject();
+  if (g && g->pod >= 0) {
+    const api::Pod& p = *sim.in.pods[static_cast<size_t>(g->pod)].api;
+    w.Key("pod");
+    w.String((p.metadata.namespace_ + "/" + p.metadata.name).c_str());
+    w.Key("node");
+    w.String(p.spec.node_name.c_str());
+  }
+  w.Key("claims");
+  w.StartArray();
+  std::vector<const alloc::ResourceClaim*> claims;
+  if (g) {
+    for (size_t i : g->claims) claims.push_back(&sim.claims[i]);
+  } else if (lone) {
+    claims.push_back(lone);
+  }
+  for (const auto* c : claims) {
+    w.StartObject();
+    w.Key("claim");
+    w.String((c->namespace_name + "/" + c->name).c_str());
+    w.Key("allocated");
+    w.Bool(c->allocation.has_value());
+    if (c->allocation) {
+      w.Key("node");
+      w.String(SelectedNode(*c->allocation).c_str());
+      w.Key("allocation");
+      alloc::EncodeAllocationResult(*c->allocation, w);
+    }
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("wouldFitOn");
+  w.StartArray();
+  for (const auto& n : fits) w.String(n.c_str());
+  w.EndArray();
+  if (!go.message.empty()) {
+    w.Key("message");
+    w.String(go.message.c_str());
+  }
+  w.Key("filteredNodes");
+  w.StartArray();
+  for (const auto& f : go.filtered) w.String(f.c_str());
+  w.EndArray();
+  w.Key("explanations");
+  w.StartArray();
+  for (const auto& e : go.explanations) alloc::EncodeExplanation(e, w);
+  w.EndArray();
+  w.EndObject();
+  *json = buf.GetString();
+}
+
+}  // namespace
+
+std::string SelectedNode(const alloc::AllocationResult& r) {
+  if (!r.node_selector || r.node_selector->terms.size() != 1) return "";
+  const auto& t = r.node_selector->terms[0];
+  for (const auto& e : t.match_fields) {
+    if (e.key == "metadata.name" && e.op == "In" && e.values.size() == 1) return e.values[0];
+  }
+  for (const auto& e : t.match_expressions) {
+    if (e.key == "kubernetes.io/hostname" && e.op == "In" && e.values.size() == 1) {
+      return e.values[0];
+    }
+  }
+  return "";
+}
+
+int ExplainLive(simulate::Simulation& sim, const ExplainRequest& req, std::ostream& out,
+                std::ostream& err) {
+  std::string kind, name;
+  const simulate::Group* g = FindGroup(sim, req, &kind, &name);
+  const alloc::ResourceClaim* lone = g ? nullptr : FindClaim(sim, name);
+  if (kind != "pod" && kind != "claim") {
+    err << "error: explain takes pod/NAME or claim/NAME, not " << kind << "/...\n";
+    return kExitInput;
+  }
+  if (!g && !lone) {
+    err << "error: " << kind << " " << name << " not found"
+        << (kind == "pod" ? " (or it has finished)" : "") << "\n";
+    return kExitInput;
+  }
+  simulate::GroupOutcome go;
+  bool pending = false;
+  if (g) {
+    for (size_t i : g->claims) pending = pending || !sim.claims[i].allocation;
+  }
+  std::vector<std::string> fits;
+  if (pending) {
+    go = simulate::RunGroup(sim, *g, true, req.node);
+    for (const auto& e : go.explanations) {
+      if (e.outcome.kind == alloc::Outcome::Kind::kAllocated) fits.push_back(e.node);
+    }
+  }
+  const int rc = !pending || !fits.empty() ? kExitOk : kExitUnallocated;
+  if (req.output == "json" || req.output == "yaml") {
+    std::string json;
+    WriteJson(sim, g, lone, go, fits, &json);
+    out << (req.output == "yaml" ? JsonToYaml(json) : json + "\n");
+    return rc;
+  }
+  if (g && g->pod >= 0) out << PodLine(*sim.in.pods[static_cast<size_t>(g->pod)].api) << "\n";
+  if (g && g->claims.empty()) out << "  no resource claims: nothing for draco to allocate\n";
+  if (g && !g->problem.empty()) out << "  problem: " << g->problem << "\n";
+  std::vector<const alloc::ResourceClaim*> claims;
+  if (g) {
+    for (size_t i : g->claims) claims.push_back(&sim.claims[i]);
+  } else {
+    claims.push_back(lone);
+  }
+  for (const auto* c : claims) {
+    out << "  " << ClaimLine(*c) << "\n";
+    if (!c->allocation) continue;
+    std::ostringstream alloc_text;
+    simulate::PrintAllocation(*c, *c->allocation, alloc_text);
+    std::istringstream lines(alloc_text.str());
+    std::string l;
+    std::getline(lines, l);  // the claim's name, printed above
+    while (std::getline(lines, l)) out << "  " << l << "\n";
+  }
+  if (!pending) return rc;
+  out << "pending claims, against the allocations that exist now:\n";
+  for (const auto& f : go.filtered) {
+    if (req.node.empty() || f.starts_with(req.node + ": ")) out << "  filtered " << f << "\n";
+  }
+  if (!go.message.empty() && go.explanations.empty()) out << "  " << go.message << "\n";
+  for (const auto& e : go.explanations) {
+    bool ok = e.outcome.kind == alloc::Outcome::Kind::kAllocated;
+    if (ok && req.output != "wide") continue;  // the verdict line names these nodes
+    std::istringstream lines(alloc::ExplanationToText(e));
+    for (std::string l; std::getline(lines, l);) out << "  " << l << "\n";
+  }
+  if (fits.empty()) {
+    out << "fits on no node now\n";
+  } else {
+    out << "would be allocated now on " << fits.size() << " node(s):";
+    for (size_t i = 0; i < fits.size() && i < 10; ++i) out << " " << fits[i];
+    out << (fits.size() > 10 ? " ..." : "") << "\n";
+  }
+  return rc;
+}
+
+}  // namespace draco::kubectl
