@@ -204,12 +204,8 @@ int ExplainLive(simulate::Simulation& sim, const ExplainRequest& req, std::ostre
     if (req.node.empty() || f.starts_with(req.node + ": ")) out << "  filtered " << f << "\n";
   }
   if (!go.message.empty() && go.explanations.empty()) out << "  " << go.message << "\n";
-  for (const auto& e : go.explanations) {
-    bool ok = e.outcome.kind == alloc::Outcome::Kind::kAllocated;
-    if (ok && req.output != "wide") continue;  // the verdict line names these nodes
-    std::istringstream lines(alloc::ExplanationToText(e));
-    for (std::string l; std::getline(lines, l);) out << "  " << l << "\n";
-  }
+  // Nodes that fit are named by the verdict line (their funnels with -o wide).
+  simulate::PrintExplanations(go.explanations, req.output != "wide", "  ", out);
   if (fits.empty()) {
     out << "fits on no node now\n";
   } else {

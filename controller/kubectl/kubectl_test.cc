@@ -87,7 +87,8 @@ TEST(FetchClusterTest, UnservedDraApiNamesTheVersionNeeded) {
 
 // Two nodes with two GPUs each (8Gi memory each); node-1's gpu-0 is allocated to running/a-gpu,
 // node-2's gpu-1 is tainted. Pod "waiter" (pending, one claim from a template) must avoid node-1
-// (anti-affinity with the running pod). Pod "big" wants 3 GPUs on one node: fits nowhere.
+// (anti-affinity with the running pod). Pod "huge" wants 3 GPUs on one node: fits nowhere.
+// Node cpu-1 has no devices.
 constexpr char kCluster[] = R"(
 apiVersion: v1
 kind: Node
@@ -96,6 +97,10 @@ metadata: {name: node-1, labels: {kubernetes.io/hostname: node-1}}
 apiVersion: v1
 kind: Node
 metadata: {name: node-2, labels: {kubernetes.io/hostname: node-2}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: cpu-1, labels: {kubernetes.io/hostname: cpu-1}}
 ---
 apiVersion: resource.k8s.io/v1
 kind: DeviceClass
@@ -150,6 +155,22 @@ spec:
   spec:
     devices:
       requests: [{name: gpu, exactly: {deviceClassName: gpu}}]
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: three-gpus, namespace: team}
+spec:
+  spec:
+    devices:
+      requests: [{name: gpus, exactly: {deviceClassName: gpu, count: 3}}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: huge, namespace: team}
+spec:
+  schedulingGates: [{name: draco.dev/allocation}]
+  containers: [{name: c, image: x}]
+  resourceClaims: [{name: gpus, resourceClaimTemplateName: three-gpus}]
 ---
 apiVersion: resource.k8s.io/v1
 kind: ResourceClaim
@@ -218,6 +239,18 @@ TEST(KubectlExplainTest, PendingPodNamesTheFilterAndTheNodeThatFits) {
   EXPECT_THAT(out, HasSubstr("claim team/waiter-gpu (pod claim gpu): PENDING"));
   EXPECT_THAT(out, HasSubstr("filtered node-1: InterPodAffinity"));
   EXPECT_THAT(out, HasSubstr("would be allocated now on 1 node(s): node-2"));
+  EXPECT_THAT(out, Not(HasSubstr("node node-2:")));  // the verdict names it; -o wide explains
+}
+
+TEST(KubectlExplainTest, PodThatFitsNowhereSummarizesNodesWithoutDevices) {
+  std::string out;
+  EXPECT_EQ(RunPlugin({"explain", "pod/huge", "-n", "team"}, &out), 1);
+  EXPECT_THAT(out, HasSubstr("claim team/huge-gpus (pod claim gpus): PENDING"));
+  EXPECT_THAT(out, HasSubstr("node node-1: unsatisfiable"));
+  EXPECT_THAT(out, HasSubstr("needs 3"));
+  EXPECT_THAT(out, HasSubstr("no devices for these requests on 1 node: cpu-1\n"));
+  EXPECT_THAT(out, Not(HasSubstr("node cpu-1:")));
+  EXPECT_THAT(out, HasSubstr("fits on no node now"));
 }
 
 TEST(KubectlExplainTest, AllocatedPodShowsNodeDeviceAndReservation) {
@@ -277,11 +310,13 @@ TEST(KubectlSimulateTest, FromClusterAddsExtraManifestsAndHidesSettledPods) {
   }
   std::string out, err;
   // waiter takes node-2's free GPU, extra takes node-1's last one.
-  EXPECT_EQ(RunPlugin({"simulate", "--from-cluster", "-f", dir}, &out, &err), 0) << err;
+  EXPECT_EQ(RunPlugin({"simulate", "--from-cluster", "-f", dir}, &out, &err), 1) << err;
   EXPECT_THAT(out, HasSubstr("pod team/waiter: allocated on node-2"));
   EXPECT_THAT(out, HasSubstr("pod team/extra: allocated on node-1"));
   EXPECT_THAT(out, Not(HasSubstr("pod team/running")));
+  EXPECT_THAT(out, HasSubstr("pod team/huge: NOT ALLOCATED"));
   EXPECT_THAT(out, HasSubstr("1 pods or claims with nothing to allocate"));
+  EXPECT_THAT(out, HasSubstr("2 allocated, 1 not allocated"));
   EXPECT_EQ(RunPlugin({"simulate", "-f", dir}, &out, &err), 2);
   EXPECT_THAT(err, HasSubstr("pass --from-cluster"));
 }

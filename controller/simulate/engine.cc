@@ -205,6 +205,32 @@ Status AddWorkload(const rapidjson::Value& doc, Inputs* in) {
 
 }  // namespace
 
+void PrintExplanations(const std::vector<alloc::Explanation>& explanations, bool skip_allocated,
+                       const std::string& indent, std::ostream& out) {
+  constexpr size_t kListedEmptyNodes = 10;
+  std::vector<std::string> empty;
+  for (const auto& e : explanations) {
+    const bool allocated = e.outcome.kind == alloc::Outcome::Kind::kAllocated;
+    if (allocated && skip_allocated) continue;
+    bool none = !allocated && !e.requests.empty();
+    for (const auto& r : e.requests) {
+      none = none && r.cel_errors.empty() && !r.stages.empty() && r.stages.front().count == 0;
+    }
+    if (none) {
+      empty.push_back(e.node);
+      continue;
+    }
+    std::istringstream lines(alloc::ExplanationToText(e));
+    for (std::string l; std::getline(lines, l);) out << indent << l << "\n";
+  }
+  if (empty.empty()) return;
+  out << indent << "no devices for these requests on " << empty.size()
+      << (empty.size() == 1 ? " node:" : " nodes:");
+  for (size_t i = 0; i < empty.size() && i < kListedEmptyNodes; ++i) out << " " << empty[i];
+  if (empty.size() > kListedEmptyNodes) out << " +" << empty.size() - kListedEmptyNodes << " more";
+  out << "\n";
+}
+
 std::string IgnoredLine(const Inputs& in) {
   if (in.ignored.empty()) return "";
   std::string line =

@@ -95,6 +95,13 @@ GroupOutcome RunGroup(Simulation& sim, const Group& g, bool explain, const std::
 // "  claim ns/name\n    request -> driver/pool/device ...\n" (and config, node selector).
 void PrintAllocation(const ResourceClaim& c, const AllocationResult& r, std::ostream& out);
 
+// Each explanation's text, every line prefixed with `indent`; `skip_allocated` leaves out nodes
+// where the claims would be allocated. Nodes where no request has a single device of its class
+// are summarized on one line ("no devices for these requests on 2 nodes: node-0, node-1")
+// instead of an all-zero funnel each, so a cluster of many CPU nodes stays readable.
+void PrintExplanations(const std::vector<alloc::Explanation>& explanations, bool skip_allocated,
+                       const std::string& indent, std::ostream& out);
+
 // "ignored: 2 objects of unknown kinds: Service/foo, ConfigMap/bar" ("" when none).
 std::string IgnoredLine(const Inputs& in);
 

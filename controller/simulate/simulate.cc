@@ -172,10 +172,7 @@ int RunSimulate(const Options& opts, std::ostream& out, std::ostream& err) {
     } else {
       out << g.label << ": NOT ALLOCATED (" << go.message << ")\n";
       for (const auto& f : go.filtered) out << "  " << f << "\n";
-      for (const auto& e : go.explanations) {
-        std::istringstream lines(alloc::ExplanationToText(e));
-        for (std::string l; std::getline(lines, l);) out << "  " << l << "\n";
-      }
+      PrintExplanations(go.explanations, false, "  ", out);
     }
   }
   if (opts.json) {
