@@ -9,9 +9,9 @@
 #include <gtest/gtest.h>
 
 #include "controller/kubectl/cluster.h"
-#include "controller/kubectl/explain_pod.h"
 #include "controller/kubectl/plugin.h"
 #include "controller/kubectl/pools.h"
+#include "controller/simulate/explain_pod.h"
 #include "k8sclient/api_error.h"
 #include "k8sclient/testing/fake_discovery_client.h"
 
@@ -328,7 +328,8 @@ TEST(KubectlFlagsTest, BadOutputFormatIsAnInputError) {
 }
 
 TEST(JsonToYamlTest, NestedValues) {
-  EXPECT_EQ(JsonToYaml(R"({"a":[1,"x"],"b":{"c":true}})"), "a:\n  - 1\n  - x\nb:\n  c: true\n");
+  EXPECT_EQ(simulate::JsonToYaml(R"({"a":[1,"x"],"b":{"c":true}})"),
+            "a:\n  - 1\n  - x\nb:\n  c: true\n");
 }
 
 }  // namespace

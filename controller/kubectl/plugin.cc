@@ -8,15 +8,14 @@
 #include <rapidjson/document.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
-#include <yaml-cpp/yaml.h>
 
 #include "controller/allocator/explain.h"
 #include "controller/allocator/features.h"
 #include "controller/allocator/json_codec.h"
 #include "controller/kubectl/cluster.h"
-#include "controller/kubectl/explain_pod.h"
 #include "controller/kubectl/pools.h"
 #include "controller/simulate/engine.h"
+#include "controller/simulate/explain_pod.h"
 #include "k8sclient/config.h"
 #include "k8sclient/rest_client_impl.h"
 
@@ -148,7 +147,7 @@ StatusOr<simulate::Document> Snapshot(const Source& source, std::ostream& err) {
 }
 
 int Emit(const Flags& f, const std::string& json, std::ostream& out) {
-  out << (f.output == "yaml" ? JsonToYaml(json) : json + "\n");
+  out << (f.output == "yaml" ? simulate::JsonToYaml(json) : json + "\n");
   return 0;
 }
 
@@ -159,44 +158,7 @@ int RunPools(const Flags& f, simulate::Simulation& sim, std::ostream& out) {
   return 0;
 }
 
-void YamlValue(const rapidjson::Value& v, YAML::Emitter& e) {
-  if (v.IsObject()) {
-    e << YAML::BeginMap;
-    for (const auto& m : v.GetObject()) {
-      e << YAML::Key << std::string(m.name.GetString(), m.name.GetStringLength()) << YAML::Value;
-      YamlValue(m.value, e);
-    }
-    e << YAML::EndMap;
-  } else if (v.IsArray()) {
-    e << YAML::BeginSeq;
-    for (const auto& x : v.GetArray()) YamlValue(x, e);
-    e << YAML::EndSeq;
-  } else if (v.IsString()) {
-    e << std::string(v.GetString(), v.GetStringLength());
-  } else if (v.IsBool()) {
-    e << v.GetBool();
-  } else if (v.IsInt64()) {
-    e << v.GetInt64();
-  } else if (v.IsUint64()) {
-    e << v.GetUint64();
-  } else if (v.IsNumber()) {
-    e << v.GetDouble();
-  } else {
-    e << YAML::Null;
-  }
-}
-
 }  // namespace
-
-std::string JsonToYaml(const std::string& json) {
-  rapidjson::Document d;
-  d.Parse(json.c_str());
-  if (d.HasParseError()) return json;
-  YAML::Emitter e;
-  e << YAML::Block;
-  YamlValue(d, e);
-  return std::string(e.c_str()) + "\n";
-}
 
 int PluginMain(int argc, char** argv, std::ostream& out, std::ostream& err, Source source) {
   Flags f;
@@ -225,7 +187,7 @@ int PluginMain(int argc, char** argv, std::ostream& out, std::ostream& err, Sour
     if (f.output != "yaml") return simulate::RunSimulate(opts, out, err);
     std::ostringstream json;
     int rc = simulate::RunSimulate(opts, json, err);
-    out << JsonToYaml(json.str());
+    out << simulate::JsonToYaml(json.str());
     return rc;
   }
   simulate::Simulation sim;
@@ -234,8 +196,8 @@ int PluginMain(int argc, char** argv, std::ostream& out, std::ostream& err, Sour
     return kExitInput;
   }
   if (f.sub == "pools") return RunPools(f, sim, out);
-  ExplainRequest req{f.target, f.ns, f.node, f.output};
-  return ExplainLive(sim, req, out, err);
+  simulate::ExplainRequest req{f.target, f.ns, f.node, f.output};
+  return simulate::ExplainTarget(sim, req, out, err);
 }
 
 int KubectlDracoMain(int argc, char** argv) {

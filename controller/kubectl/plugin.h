@@ -43,7 +43,4 @@ int PluginMain(int argc, char** argv, std::ostream& out, std::ostream& err, Sour
 // The `kubectl-draco` entry point (argv[0] is the program).
 int KubectlDracoMain(int argc, char** argv);
 
-// JSON text as YAML (block style, keys in input order), as kubectl -o yaml prints.
-std::string JsonToYaml(const std::string& json);
-
 }  // namespace draco::kubectl

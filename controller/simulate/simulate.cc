@@ -20,6 +20,7 @@
 #include "controller/api/codec.h"
 #include "controller/feasibility/feasibility.h"
 #include "controller/simulate/engine.h"
+#include "controller/simulate/explain_pod.h"
 #include "controller/simulate/extended_resources.h"
 #include "controller/simulate/workloads.h"
 
@@ -61,7 +62,8 @@ int ParseArgs(int argc, char** argv, Options* opts, std::ostream& err, bool expl
     } else if (a == "--explain-all") {
       opts->explain_all = true;
     } else if (a == "-h" || a == "--help") {
-      err << (explain ? "usage: draco explain -f FILE|DIR CLAIM [--node NODE] [-o text|json]"
+      err << (explain ? "usage: draco explain -f FILE|DIR (CLAIM | pod/NAME) [--node NODE] [-o "
+                        "text|json]"
                       : "usage: draco simulate -f FILE|DIR [-f ...] [-o text|json]")
           << " [--kubernetes-version 1.MINOR] [--feature-gates A=true,B=false]\n";
       return kExitInput;
@@ -81,6 +83,24 @@ int ParseArgs(int argc, char** argv, Options* opts, std::ostream& err, bool expl
     return kExitInput;
   }
   return -1;
+}
+
+// `draco explain pod/[NS/]NAME`: the pods before it are allocated first, as in simulate; then the
+// pod's claims are shown or explained (explain_pod.h).
+int ExplainPod(Simulation& sim, const Options& opts, const std::string& pod, std::ostream& out,
+               std::ostream& err) {
+  ExplainRequest req;
+  req.ns = pod.find('/') == std::string::npos ? "default" : pod.substr(0, pod.find('/'));
+  req.target = "pod/" + pod.substr(pod.find('/') + 1);
+  req.node = opts.node;
+  req.output = opts.json ? "json" : (opts.explain_all ? "wide" : "text");
+  std::string kind, name;
+  const Group* target = FindTarget(sim, req, &kind, &name);
+  for (const Group& g : sim.groups) {
+    if (&g == target) break;
+    RunGroup(sim, g, false, "");  // earlier pods occupy devices
+  }
+  return ExplainTarget(sim, req, out, err);
 }
 
 }  // namespace
@@ -200,6 +220,9 @@ int RunExplain(const Options& opts, std::ostream& out, std::ostream& err) {
     return kExitInput;
   }
   if (std::string ignored = IgnoredLine(sim.in); !ignored.empty()) err << ignored << "\n";
+  if (opts.claim.starts_with("pod/") || opts.claim.starts_with("pods/")) {
+    return ExplainPod(sim, opts, opts.claim.substr(opts.claim.find('/') + 1), out, err);
+  }
   std::string want =
       opts.claim.find('/') == std::string::npos ? "default/" + opts.claim : opts.claim;
   for (const Group& g : sim.groups) {
@@ -246,7 +269,11 @@ int RunExplain(const Options& opts, std::ostream& out, std::ostream& err) {
     }
     return any ? kExitOk : kExitUnallocated;
   }
-  err << "draco explain: claim " << want << " not found\n";
+  // No such claim: a pod of that name (its claims may not exist yet, or it has none).
+  for (const Group& g : sim.groups) {
+    if (g.label == "pod " + want) return ExplainPod(sim, opts, want, out, err);
+  }
+  err << "draco explain: claim " << want << " not found (for a pod: pod/NAME)\n";
   return kExitInput;
 }
 

@@ -46,8 +46,10 @@ struct Options {
   // Text output: leave out pods with nothing to allocate (no claims, or all allocated before the
   // simulation) and count them in one line; for live clusters, where most pods are such.
   bool hide_settled = false;
-  std::string claim;  // explain: namespace/name (or name in "default")
-  std::string node;   // explain: restrict to one node
+  // explain: a claim "namespace/name" (or "name" in "default"), or "pod/[namespace/]name"; a
+  // bare name that is no claim but a pod explains the pod.
+  std::string claim;
+  std::string node;  // explain: restrict to one node
   // DRA feature gates as kube-scheduler 1.<kubernetes_minor> has them by default, overridden by
   // feature_gates ("DRAListTypeAttributes=true,..."); --kubernetes-version and --feature-gates.
   int kubernetes_minor = 37;

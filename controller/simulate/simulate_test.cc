@@ -389,3 +389,44 @@ TEST(SimulateTest, ExplainFindsTheClaimOfAWorkloadPod) {
 
 }  // namespace
 }  // namespace draco::simulate
+
+namespace draco::simulate {
+namespace {
+
+// `draco explain pod/NAME` (and a bare NAME that is a pod): a pod with no claims says so instead
+// of "claim not found"; a pod with a claim shows what it would get after the pods before it.
+TEST(SimulateTest, ExplainPodShowsItsClaimsOrThatItHasNone) {
+  std::string tmp = ::testing::TempDir() + "/pods.yaml";
+  std::ofstream(tmp) << "apiVersion: v1\nkind: Pod\nmetadata: {name: web}\n"
+                        "spec: {containers: [{name: c, image: x}]}\n---\n"
+                        "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\n"
+                        "metadata: {name: one, namespace: ml}\n"
+                        "spec:\n  devices:\n    requests:\n    - name: g\n      exactly: "
+                        "{deviceClassName: gpu}\n---\n"
+                        "apiVersion: v1\nkind: Pod\nmetadata: {name: trainer, namespace: ml}\n"
+                        "spec:\n  containers: [{name: c, image: x}]\n"
+                        "  resourceClaims: [{name: g, resourceClaimName: one}]\n";
+  Options opts;
+  opts.paths = {kSamples + "/00-nodes.yaml", kSamples + "/10-classes.yaml",
+                kSamples + "/20-slices.yaml", tmp};
+  opts.claim = "web";
+  std::ostringstream out, err;
+  EXPECT_EQ(RunExplain(opts, out, err), 0) << err.str();
+  EXPECT_NE(out.str().find("pod default/web: Pending, not on a node yet\n  no resource claims"),
+            std::string::npos)
+      << out.str();
+  opts.claim = "pod/ml/trainer";
+  std::ostringstream out2, err2;
+  EXPECT_EQ(RunExplain(opts, out2, err2), 0) << err2.str();
+  EXPECT_NE(out2.str().find("claim ml/one: PENDING"), std::string::npos) << out2.str();
+  EXPECT_NE(out2.str().find("would be allocated now on 2 node(s): gpu-node-0 gpu-node-1"),
+            std::string::npos)
+      << out2.str();
+  opts.claim = "pod/ml/nobody";
+  std::ostringstream out3, err3;
+  EXPECT_EQ(RunExplain(opts, out3, err3), 2);
+  EXPECT_NE(err3.str().find("pod ml/nobody not found"), std::string::npos) << err3.str();
+}
+
+}  // namespace
+}  // namespace draco::simulate

@@ -1,24 +1,19 @@
-#include "controller/kubectl/explain_pod.h"
+#include "controller/simulate/explain_pod.h"
 
 #include <sstream>
 
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
+#include <yaml-cpp/yaml.h>
 
 #include "controller/allocator/explain.h"
 #include "controller/allocator/json_codec.h"
-#include "controller/kubectl/plugin.h"
 
-namespace draco::kubectl {
+namespace draco::simulate {
 namespace {
 
-using simulate::kExitInput;
-using simulate::kExitOk;
-using simulate::kExitUnallocated;
-
-// The group that allocates `target`, or null.
-const simulate::Group* FindGroup(const simulate::Simulation& sim, const ExplainRequest& req,
-                                 std::string* kind, std::string* name) {
+const Group* FindGroupImpl(const Simulation& sim, const ExplainRequest& req, std::string* kind,
+                           std::string* name) {
   std::string t = req.target;
   *kind = "pod";
   if (auto slash = t.find('/'); slash != std::string::npos) {
@@ -40,7 +35,7 @@ const simulate::Group* FindGroup(const simulate::Simulation& sim, const ExplainR
   return nullptr;
 }
 
-const alloc::ResourceClaim* FindClaim(const simulate::Simulation& sim, const std::string& key) {
+const alloc::ResourceClaim* FindClaim(const Simulation& sim, const std::string& key) {
   for (const auto& c : sim.claims) {
     if (c.namespace_name + "/" + c.name == key) return &c;
   }
@@ -74,9 +69,8 @@ std::string ClaimLine(const alloc::ResourceClaim& c) {
   return s;
 }
 
-void WriteJson(const simulate::Simulation& sim, const simulate::Group* g,
-               const alloc::ResourceClaim* lone, const simulate::GroupOutcome& go,
-               const std::vector<std::string>& fits, std::string* json) {
+void WriteJson(const Simulation& sim, const Group* g, const alloc::ResourceClaim* lone,
+               const GroupOutcome& go, const std::vector<std::string>& fits, std::string* json) {
   rapidjson::StringBuffer buf;
   alloc::JsonWriter w(buf);
   w.StartObject();
@@ -130,7 +124,49 @@ void WriteJson(const simulate::Simulation& sim, const simulate::Group* g,
   *json = buf.GetString();
 }
 
+void YamlValue(const rapidjson::Value& v, YAML::Emitter& e) {
+  if (v.IsObject()) {
+    e << YAML::BeginMap;
+    for (const auto& m : v.GetObject()) {
+      e << YAML::Key << std::string(m.name.GetString(), m.name.GetStringLength()) << YAML::Value;
+      YamlValue(m.value, e);
+    }
+    e << YAML::EndMap;
+  } else if (v.IsArray()) {
+    e << YAML::BeginSeq;
+    for (const auto& x : v.GetArray()) YamlValue(x, e);
+    e << YAML::EndSeq;
+  } else if (v.IsString()) {
+    e << std::string(v.GetString(), v.GetStringLength());
+  } else if (v.IsBool()) {
+    e << v.GetBool();
+  } else if (v.IsInt64()) {
+    e << v.GetInt64();
+  } else if (v.IsUint64()) {
+    e << v.GetUint64();
+  } else if (v.IsNumber()) {
+    e << v.GetDouble();
+  } else {
+    e << YAML::Null;
+  }
+}
+
 }  // namespace
+
+const Group* FindTarget(const Simulation& sim, const ExplainRequest& req, std::string* kind,
+                        std::string* name) {
+  return FindGroupImpl(sim, req, kind, name);
+}
+
+std::string JsonToYaml(const std::string& json) {
+  rapidjson::Document d;
+  d.Parse(json.c_str());
+  if (d.HasParseError()) return json;
+  YAML::Emitter e;
+  e << YAML::Block;
+  YamlValue(d, e);
+  return std::string(e.c_str()) + "\n";
+}
 
 std::string SelectedNode(const alloc::AllocationResult& r) {
   if (!r.node_selector || r.node_selector->terms.size() != 1) return "";
@@ -146,10 +182,10 @@ std::string SelectedNode(const alloc::AllocationResult& r) {
   return "";
 }
 
-int ExplainLive(simulate::Simulation& sim, const ExplainRequest& req, std::ostream& out,
-                std::ostream& err) {
+int ExplainTarget(Simulation& sim, const ExplainRequest& req, std::ostream& out,
+                  std::ostream& err) {
   std::string kind, name;
-  const simulate::Group* g = FindGroup(sim, req, &kind, &name);
+  const Group* g = FindTarget(sim, req, &kind, &name);
   const alloc::ResourceClaim* lone = g ? nullptr : FindClaim(sim, name);
   if (kind != "pod" && kind != "claim") {
     err << "error: explain takes pod/NAME or claim/NAME, not " << kind << "/...\n";
@@ -160,14 +196,14 @@ int ExplainLive(simulate::Simulation& sim, const ExplainRequest& req, std::ostre
         << (kind == "pod" ? " (or it has finished)" : "") << "\n";
     return kExitInput;
   }
-  simulate::GroupOutcome go;
+  GroupOutcome go;
   bool pending = false;
   if (g) {
     for (size_t i : g->claims) pending = pending || !sim.claims[i].allocation;
   }
   std::vector<std::string> fits;
   if (pending) {
-    go = simulate::RunGroup(sim, *g, true, req.node);
+    go = RunGroup(sim, *g, true, req.node);
     for (const auto& e : go.explanations) {
       if (e.outcome.kind == alloc::Outcome::Kind::kAllocated) fits.push_back(e.node);
     }
@@ -192,7 +228,7 @@ int ExplainLive(simulate::Simulation& sim, const ExplainRequest& req, std::ostre
     out << "  " << ClaimLine(*c) << "\n";
     if (!c->allocation) continue;
     std::ostringstream alloc_text;
-    simulate::PrintAllocation(*c, *c->allocation, alloc_text);
+    PrintAllocation(*c, *c->allocation, alloc_text);
     std::istringstream lines(alloc_text.str());
     std::string l;
     std::getline(lines, l);  // the claim's name, printed above
@@ -205,7 +241,7 @@ int ExplainLive(simulate::Simulation& sim, const ExplainRequest& req, std::ostre
   }
   if (!go.message.empty() && go.explanations.empty()) out << "  " << go.message << "\n";
   // Nodes that fit are named by the verdict line (their funnels with -o wide).
-  simulate::PrintExplanations(go.explanations, req.output != "wide", "  ", out);
+  PrintExplanations(go.explanations, req.output != "wide", "  ", out);
   if (fits.empty()) {
     out << "fits on no node now\n";
   } else {
@@ -216,4 +252,4 @@ int ExplainLive(simulate::Simulation& sim, const ExplainRequest& req, std::ostre
   return rc;
 }
 
-}  // namespace draco::kubectl
+}  // namespace draco::simulate
