@@ -18,6 +18,7 @@
 #include "controller/allocator/features.h"
 #include "controller/allocator/json_codec.h"
 #include "controller/api/codec.h"
+#include "controller/api/validation.h"
 #include "controller/feasibility/feasibility.h"
 #include "controller/simulate/extended_resources.h"
 #include "controller/simulate/workloads.h"
@@ -292,8 +293,29 @@ Status LoadManifest(const api::Manifest& m, const rapidjson::Document& doc, Inpu
   return st;
 }
 
-// Every manifest of one source (a file's or a document's text).
-Status LoadText(const std::string& source, const std::string& text, Inputs* in) {
+// Upstream's API validation of a DRA object a user wrote (the API server validates live objects
+// before draco sees them); OK for other kinds.
+Status Validate(const api::Manifest& m) {
+  api::FieldErrors errors;
+  if (const auto* o = std::get_if<api::DeviceClass>(&m.object))
+    errors = api::ValidateDeviceClass(*o);
+  if (const auto* o = std::get_if<api::ResourceClaim>(&m.object)) {
+    errors = api::ValidateResourceClaim(*o);
+  }
+  if (const auto* o = std::get_if<api::ResourceClaimTemplate>(&m.object)) {
+    errors = api::ValidateResourceClaimTemplate(*o);
+  }
+  if (const auto* o = std::get_if<api::ResourceSlice>(&m.object)) {
+    errors = api::ValidateResourceSlice(*o);
+  }
+  if (const auto* o = std::get_if<api::DeviceTaintRule>(&m.object)) {
+    errors = api::ValidateDeviceTaintRule(*o);
+  }
+  return api::ToStatus(errors);
+}
+
+// Every manifest of one source (a file's or a document's text); `validate` for user-written input.
+Status LoadText(const std::string& source, const std::string& text, bool validate, Inputs* in) {
   auto manifests = api::DecodeManifests(text);
   if (!manifests.ok()) return manifests.status().WithPrefix(source);
   for (size_t i = 0; i < manifests->size(); ++i) {
@@ -302,6 +324,7 @@ Status LoadText(const std::string& source, const std::string& text, Inputs* in) 
     doc.Parse(m.raw_json.c_str());
     std::string where = source + ": document " + std::to_string(i + 1) + " (" + m.kind + ")";
     if (doc.HasParseError()) return InvalidArgumentError(where + ": invalid JSON");
+    if (Status st = validate ? Validate(m) : OkStatus(); !st.ok()) return st.WithPrefix(where);
     if (Status st = LoadManifest(m, doc, in); !st.ok()) return st.WithPrefix(where);
   }
   return OkStatus();
@@ -309,7 +332,7 @@ Status LoadText(const std::string& source, const std::string& text, Inputs* in) 
 
 Status Load(const Options& opts, Inputs* in) {
   for (const auto& d : opts.documents) {
-    if (Status s = LoadText(d.source, d.text, in); !s.ok()) return s;
+    if (Status s = LoadText(d.source, d.text, false, in); !s.ok()) return s;
   }
   std::vector<std::string> files;
   if (opts.documents.empty() || !opts.paths.empty()) {
@@ -319,7 +342,7 @@ Status Load(const Options& opts, Inputs* in) {
     std::ifstream is(f);
     std::stringstream ss;
     ss << is.rdbuf();
-    if (Status s = LoadText(f, ss.str(), in); !s.ok()) return s;
+    if (Status s = LoadText(f, ss.str(), true, in); !s.ok()) return s;
   }
   for (const auto& c : in->classes) {
     in->cluster.dra_extended_resources.insert(std::string(api::kDeviceClassResourcePrefix) +

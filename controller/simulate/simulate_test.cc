@@ -430,3 +430,25 @@ TEST(SimulateTest, ExplainPodShowsItsClaimsOrThatItHasNone) {
 
 }  // namespace
 }  // namespace draco::simulate
+
+namespace draco::simulate {
+namespace {
+
+// User-written DRA objects get upstream's API validation: an invalid one is an input error that
+// names the file, document and field, as the API server would refuse it.
+TEST(SimulateTest, InvalidClaimIsAnInputErrorNamingTheField) {
+  std::string tmp = ::testing::TempDir() + "/invalid.yaml";
+  std::ofstream(tmp) << "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\n"
+                        "metadata: {name: bad}\nspec:\n  devices:\n    requests:\n"
+                        "    - name: Bad_Name\n      exactly: {deviceClassName: gpu}\n";
+  Options opts;
+  opts.paths = {kSamples + "/10-classes.yaml", tmp};
+  std::ostringstream out, err;
+  EXPECT_EQ(RunSimulate(opts, out, err), 2);
+  EXPECT_NE(err.str().find("invalid.yaml: document 1 (ResourceClaim)"), std::string::npos)
+      << err.str();
+  EXPECT_NE(err.str().find("spec.devices.requests[0].name"), std::string::npos) << err.str();
+}
+
+}  // namespace
+}  // namespace draco::simulate
