@@ -13,6 +13,9 @@ step() { echo "=== $* ($(date -u +%T))"; }
 step "dependencies"
 ./scripts/install-deps.sh
 
+step "format"
+./scripts/check-format.sh
+
 # Every test runs on Kubernetes v1.37.2; the version-sensitive ones also on the oldest supported
 # version (e2e/matrix.sh runs all of them on every version).
 MATRIX_VERSIONS=${DRACO_MATRIX_VERSIONS:-v1.34.4}

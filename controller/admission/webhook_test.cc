@@ -43,9 +43,9 @@ TEST(WebhookTest, ServesTheGateOnceTheCertificateIsSyncedAndTrusted) {
   auto w = Webhook::Start(api, RealClock::Get(), Options());
   ASSERT_TRUE(w.ok()) << w.status().ToString();
   // No MutatingWebhookConfiguration yet: the sync fails and the webhook is not ready.
-  ASSERT_TRUE(Eventually(
-      [&] { return (*w)->Ready().message().find("draco-gate") != std::string::npos; }))
-      << (*w)->Ready().ToString();
+  ASSERT_TRUE(Eventually([&] {
+    return (*w)->Ready().message().find("draco-gate") != std::string::npos;
+  })) << (*w)->Ready().ToString();
   api.AddWebhookConfig(1);
   ASSERT_TRUE(Eventually([&] { return (*w)->Ready().ok(); })) << (*w)->Ready().ToString();
 

@@ -265,7 +265,8 @@ struct Volume {
   std::string name;
   std::optional<PersistentVolumeClaimVolumeSource> persistent_volume_claim;
   std::optional<GCEPersistentDiskVolumeSource> gce_persistent_disk;  // "gcePersistentDisk"
-  std::optional<AWSElasticBlockStoreVolumeSource> aws_elastic_block_store;  // "awsElasticBlockStore"
+  std::optional<AWSElasticBlockStoreVolumeSource>
+      aws_elastic_block_store;  // "awsElasticBlockStore"
   std::optional<RBDVolumeSource> rbd;
   std::optional<ISCSIVolumeSource> iscsi;
   std::optional<CSIVolumeSource> csi;

@@ -79,7 +79,8 @@ TEST(NodePluginsTest, ExtendedResourcesServedByADeviceClassAreLeftToDra) {
              testing::Obj<api::Node>(R"({"metadata":{"name":"dra"},"status":{"allocatable":{
                  "cpu":"2","pods":"10"}}})")};
   s.pods = {{MakePod("x", "{}", R"({"containers":[{"name":"c","resources":{"requests":{
-      "example.com/gpu":"1"}}}]})"), "plugin"}};
+      "example.com/gpu":"1"}}}]})"),
+             "plugin"}};
   auto pod = MakePod("p", "{}", R"({"containers":[{"name":"c","resources":{"requests":{
       "example.com/gpu":"1","deviceclass.resource.kubernetes.io/gpu.example.com":"1"}}}]})");
   EXPECT_EQ(Results(*pod, s), "NodeResourcesFit NodeResourcesFit");  // no class serves them

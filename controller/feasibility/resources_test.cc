@@ -119,6 +119,5 @@ TEST(PodSpecRequestsTest, SumsExactlyBeforeRoundingUp) {
   EXPECT_EQ(Requests(p).milli_cpu, 2);
 }
 
-
 }  // namespace
 }  // namespace draco::feasibility

@@ -246,7 +246,6 @@ api::ResourceClaim ClaimFromPodGroupTemplate(const api::PodGroup& group,
   return c;
 }
 
-
 bool SelectsOnlyNode(const std::optional<api::NodeSelector>& selector, std::string_view node) {
   if (!selector || selector->node_selector_terms.size() != 1) return false;
   const auto& term = selector->node_selector_terms.front();

@@ -105,5 +105,4 @@ api::ResourceClaim ClaimFromPodGroupTemplate(const api::PodGroup& group,
                                              const api::PodGroupResourceClaim& gc,
                                              const api::ResourceClaimTemplate& tmpl);
 
-
 }  // namespace draco::reconcilers

@@ -232,7 +232,7 @@ class ClusterCache {
   std::map<std::pair<std::string, std::string>, std::set<std::string>> slices_by_pool_;
   std::map<DeviceId, std::vector<DeviceUse>> allocated_;
 
-  std::unordered_map<std::string, LivePod> live_pods_;     // pod key -> pod not done
+  std::unordered_map<std::string, LivePod> live_pods_;      // pod key -> pod not done
   std::unordered_map<std::string, std::string> nominated_;  // pod key -> node draco released it to
 
   CacheGenerations gen_;

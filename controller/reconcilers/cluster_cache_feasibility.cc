@@ -1,8 +1,7 @@
 // ClusterCache: the feasibility inputs (PVs, PVCs, StorageClasses, CSINodes, Namespaces), the
 // snapshot kube-scheduler's filters are evaluated on, and the PodGroups of PodGroup claims.
-#include "controller/reconcilers/cluster_cache.h"
-
 #include "controller/api/extended_resource.h"
+#include "controller/reconcilers/cluster_cache.h"
 
 namespace draco::reconcilers {
 
@@ -84,7 +83,8 @@ feasibility::Snapshot ClusterCache::FeasibilitySnapshot(const std::string& exclu
   for (const auto& [name, n] : nodes_) s.nodes.push_back(n);
   for (const auto& [name, c] : classes_) {
     s.dra_extended_resources.insert(std::string(api::kDeviceClassResourcePrefix) + name);
-    if (!c.extended_resource_name.empty()) s.dra_extended_resources.insert(c.extended_resource_name);
+    if (!c.extended_resource_name.empty())
+      s.dra_extended_resources.insert(c.extended_resource_name);
   }
   s.pods.reserve(live_pods_.size());
   for (const auto& [key, live] : live_pods_) {

@@ -50,8 +50,7 @@ inline const k8s::GroupVersionResource kDeviceTaintRulesGvr{"resource.k8s.io", "
 inline const k8s::GroupVersionResource kPersistentVolumesGvr{"", "v1", "persistentvolumes"};
 inline const k8s::GroupVersionResource kPersistentVolumeClaimsGvr{"", "v1",
                                                                   "persistentvolumeclaims"};
-inline const k8s::GroupVersionResource kStorageClassesGvr{"storage.k8s.io", "v1",
-                                                          "storageclasses"};
+inline const k8s::GroupVersionResource kStorageClassesGvr{"storage.k8s.io", "v1", "storageclasses"};
 inline const k8s::GroupVersionResource kCSINodesGvr{"storage.k8s.io", "v1", "csinodes"};
 inline const k8s::GroupVersionResource kAllocationPoliciesGvr{"draco.dev", "v1alpha1",
                                                               "allocationpolicies"};

@@ -1,8 +1,8 @@
 #include "k8sclient/base/clock.h"
 
-#include <gtest/gtest.h>
-
 #include <thread>
+
+#include <gtest/gtest.h>
 
 namespace draco {
 namespace {

@@ -103,16 +103,15 @@ inline Status UnknownError(std::string m) { return {StatusCode::kUnknown, std::m
 template <typename T>
 class [[nodiscard]] StatusOr {
  public:
-  StatusOr(const T& value) : rep_(value) {}  // NOLINT(google-explicit-constructor)
+  StatusOr(const T& value) : rep_(value) {}        // NOLINT(google-explicit-constructor)
   StatusOr(T&& value) : rep_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
-  StatusOr(Status status)  // NOLINT(google-explicit-constructor)
+  StatusOr(Status status)                          // NOLINT(google-explicit-constructor)
       : rep_(status.ok() ? InternalError("StatusOr constructed from OK status")
                          : std::move(status)) {}
-  template <typename U,
-            typename = std::enable_if_t<std::is_constructible_v<T, U&&> &&
-                                        !std::is_same_v<std::decay_t<U>, T> &&
-                                        !std::is_same_v<std::decay_t<U>, Status> &&
-                                        !std::is_same_v<std::decay_t<U>, StatusOr<T>>>>
+  template <typename U, typename = std::enable_if_t<std::is_constructible_v<T, U&&> &&
+                                                    !std::is_same_v<std::decay_t<U>, T> &&
+                                                    !std::is_same_v<std::decay_t<U>, Status> &&
+                                                    !std::is_same_v<std::decay_t<U>, StatusOr<T>>>>
   StatusOr(U&& value) : rep_(T(std::forward<U>(value))) {}  // NOLINT(google-explicit-constructor)
 
   bool ok() const { return rep_.index() == 0; }

@@ -9,9 +9,9 @@
 #define DRACO_STATUS_CONCAT_INNER_(a, b) a##b
 #define DRACO_STATUS_CONCAT_(a, b) DRACO_STATUS_CONCAT_INNER_(a, b)
 
-#define DRACO_RETURN_IF_ERROR(expr)                 \
-  do {                                              \
-    ::draco::Status draco_status_tmp_ = (expr);     \
+#define DRACO_RETURN_IF_ERROR(expr)                        \
+  do {                                                     \
+    ::draco::Status draco_status_tmp_ = (expr);            \
     if (!draco_status_tmp_.ok()) return draco_status_tmp_; \
   } while (0)
 

@@ -1,9 +1,9 @@
 #include "k8sclient/base/status.h"
 
-#include <gtest/gtest.h>
-
 #include <memory>
 #include <string>
+
+#include <gtest/gtest.h>
 
 #include "k8sclient/base/status_macros.h"
 

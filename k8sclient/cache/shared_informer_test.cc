@@ -1,11 +1,11 @@
 #include "k8sclient/cache/shared_informer.h"
 
-#include <gtest/gtest.h>
-
 #include <atomic>
 #include <chrono>
 #include <mutex>
 #include <thread>
+
+#include <gtest/gtest.h>
 
 #include "k8sclient/cache/testing/fake_lister_watcher.h"
 
