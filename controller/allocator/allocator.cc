@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "controller/allocator/allocator_impl.h"
+#include "controller/allocator/explain.h"
 #include "controller/allocator/node_selector.h"
 #include "controller/allocator/search.h"
 
@@ -485,6 +486,7 @@ StatusOr<std::unique_ptr<Allocator>> Allocator::Create(
   bool limits = HasNamespaceLimits(config.policies);
   auto a = Create(std::move(config), std::move(snapshot), limits && allocated ? *allocated : kNone);
   if (!a.ok() || limits || !allocated || allocated->empty()) return a;
+  (*a)->impl_->holder_src_ = allocated;  // explanations name the claims holding counters
   (*a)->impl_->claims_src_ = std::move(allocated);
   return a;
 }
@@ -515,7 +517,7 @@ void Allocator::Impl::ForEachResult(const std::vector<ResourceClaim>& claims, F&
         if (pk < 0) continue;  // not in the snapshot: cannot matter
         last = pk;
       }
-      f(pk, r);
+      f(pk, r, c);
     }
   }
 }
@@ -535,10 +537,17 @@ void Allocator::Impl::RecordPending(const std::vector<ResourceClaim>& allocated,
   if (total == 0) return;
   pending_.reserve(pending_.size() + total);
   const bool consumable = config_.features.consumable_capacity;
-  ForEachResult(allocated, [&](int pk, const DeviceRequestAllocationResult& r) {
+  const ResourceClaim* last = nullptr;
+  uint32_t holder = kNoHolder;
+  ForEachResult(allocated, [&](int pk, const DeviceRequestAllocationResult& r, const auto& c) {
     if (skip_ready && pool_ready_[size_t(pk)]) return;
+    if (&c != last) {
+      last = &c;
+      holder = AddHolder(c);
+    }
     Pending& p = pending_.emplace_back();
     p.pool = pk;
+    p.holder = holder;
     p.shared = consumable && r.share_id.has_value();
     p.name_off = uint32_t(pending_names_.size());
     p.name_len = uint32_t(r.device.size());
@@ -661,7 +670,7 @@ std::shared_ptr<const AllocatedState> Allocator::State() const {
   }
   if (m.claims_src_) {
     const bool consumable = m.config_.features.consumable_capacity;
-    m.ForEachResult(*m.claims_src_, [&](int pk, const DeviceRequestAllocationResult& r) {
+    m.ForEachResult(*m.claims_src_, [&](int pk, const DeviceRequestAllocationResult& r, auto&) {
       if (m.pool_ready_[size_t(pk)]) return;
       int id = m.d_.FindDevice(pk, r.device);
       if (id < 0) return;
@@ -738,6 +747,7 @@ void Allocator::Impl::Rebase(const AllocatedState::Data& st) {
 }
 
 void Allocator::Impl::AddAllocation(const AllocationResult& result, const ResourceClaim* claim) {
+  uint32_t holder = kNoHolder;
   for (const auto& r : result.results) {
     if (r.admin_access.value_or(false)) continue;
     int pk = d_.pool_table->Find(r.driver, r.pool);
@@ -745,6 +755,10 @@ void Allocator::Impl::AddAllocation(const AllocationResult& result, const Resour
     EnsurePool(pk);
     int id = d_.FindDevice(pk, r.device);
     if (id < 0) continue;
+    if (claim != nullptr) {
+      if (holder == kNoHolder) holder = AddHolder(*claim);
+      committed_holders_.push_back({pk, id, holder});
+    }
     if (claim != nullptr && !class_policy_.empty()) {
       auto cls = class_by_name_.find(ClassOfRequest(*claim, r.request));
       int pol = cls == class_by_name_.end() ? -1 : PolicyOf(cls->second);
@@ -945,7 +959,7 @@ uint8_t Allocator::Impl::ClassSelect(int class_idx, int gid, std::string* err) {
       result = 3;
       message = "class " + cls.name + ": selector #" + std::to_string(i) + " on device " +
                 s.driver + "/" + s.pool + "/" + d.name +
-                ": CEL runtime error: " + m.status().message();
+                ": CEL runtime error: " + AddCelKeyHint(m.status().message());
       break;
     }
     if (!*m) {
@@ -1124,6 +1138,7 @@ const NodePools& Allocator::Impl::GatherPools(const Node& node) {
             break;
           }
           pv.set_names.push_back(sets[k].name);
+          pv.counter_set_slices.push_back(si << 8 | int(k));
           pv.set_offset.push_back(int(pv.counter_names.size()));
           for (const auto& [cn, q] : sets[k].counters) {
             pv.counter_names.push_back(cn);

@@ -77,6 +77,62 @@ struct FunnelStage {
   int64_t count = 0;
   std::string detail;  // what eliminated devices at this stage (selector, constraint, taint...)
 };
+// Quantities below are canonical Kubernetes quantity strings ("48Gi", "60", "1500m").
+// One capacity of a device that cannot take what a request would consume of it.
+struct CapacityShortfall {
+  std::string name;       // capacity name
+  std::string requested;  // what the request would consume (after requestPolicy rounding)
+  std::string asked;      // what the request asked for, when rounding changed it; else ""
+  std::string remaining;  // capacity minus what allocated claims consume; "" when `missing`
+  std::string total;      // the device's capacity; "" when `missing`
+  bool missing = false;   // the device has no capacity of that name
+  bool policy = false;    // `requested` is not a value the capacity's requestPolicy accepts
+};
+// A device removed by the capacity stage, with the capacities that do not fit.
+struct DeviceCapacityShortfall {
+  std::string pool;    // driver/pool
+  std::string device;  // device name
+  std::vector<CapacityShortfall> capacities;
+};
+// Who holds part of a shared counter: an allocated claim ("namespace/name") or, when the claim
+// is not known (Commit without a claim, CreateFromState), "device <name>".
+struct CounterHolder {
+  std::string holder;
+  std::string amount;
+};
+// A shared counter (DRAPartitionableDevices) that cannot cover what devices need of it.
+struct CounterShortfall {
+  std::string pool;  // driver/pool
+  std::string counter_set;
+  std::string counter;
+  int64_t devices = 0;  // devices removed on this counter (per-device stage) or to be picked
+  std::string device;   // per-device stage: the device needing the least; else ""
+  std::string needed;   // least amount those devices need of the counter
+  std::string left;     // counter value minus what allocated devices consume (may be negative)
+  std::string total;    // the counter's value
+  std::vector<CounterHolder> holders;  // largest first, at most a few
+  int64_t more_holders = 0;            // holders not listed
+};
+// Why requests that each pass every per-device filter cannot be allocated together, as far as
+// the explainer can tell from necessary conditions (each kind below proves there is no
+// solution; kSearch means none of them applied).
+struct Conflict {
+  enum class Kind {
+    kDevices,
+    kCounter,
+    kMatchAttribute,
+    kDistinctAttribute,
+    kResultLimit,
+    kSearch
+  };
+  Kind kind = Kind::kSearch;
+  std::vector<std::string> requests;  // "namespace/claim/request" of the requests involved
+  std::string attribute;              // constraints: the fully qualified attribute name
+  int64_t needed = 0;                 // devices (kDevices, kDistinctAttribute, kResultLimit)
+  int64_t available = 0;              // candidate devices, distinct values, or the result limit
+  std::optional<CounterShortfall> counter;  // kCounter
+  std::string text;                         // human summary
+};
 struct RequestFunnel {
   std::string claim;    // namespace/name
   std::string request;  // <req> or <req>/<sub>
@@ -85,14 +141,22 @@ struct RequestFunnel {
   bool all_mode = false;
   std::vector<FunnelStage> stages;
   std::vector<std::string> cel_errors;  // quoted CEL errors, at most a few
-  std::string verdict;                  // short human summary
-  bool satisfiable_alone = false;       // enough devices pass every per-device filter
+  // Capacity stage: the closest devices first, at most a few (capacity_more not listed).
+  std::vector<DeviceCapacityShortfall> capacity_shortfalls;
+  int64_t capacity_more = 0;
+  // Counter stage: one entry per exhausted counter, most devices first, at most a few.
+  std::vector<CounterShortfall> counter_shortfalls;
+  int64_t counters_more = 0;
+  std::string verdict;             // short human summary
+  bool satisfiable_alone = false;  // enough devices pass every per-device filter
 };
 struct Explanation {
   std::string node;
   Outcome outcome;
   std::vector<std::string> pools;  // "driver/pool: ok|incomplete|invalid (reason)|obsolete"
   std::vector<RequestFunnel> requests;
+  // Set when the search failed although every request passes the per-device filters alone.
+  std::vector<Conflict> conflicts;
 };
 
 // An immutable, indexed cluster snapshot: DeviceClasses, ResourceSlices (DeviceTaintRules merged)

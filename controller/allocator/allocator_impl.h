@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -318,6 +319,7 @@ class Allocator::Impl {
     int caps = -1;          // index in pending_caps_ (consumed capacity), -1 = none
     uint32_t name_off = 0;  // device name in pending_names_
     uint32_t name_len = 0;
+    uint32_t holder = 0;  // claim (AddHolder), for explanations
     bool shared = false;
   };
   std::vector<Pending> pending_;
@@ -328,6 +330,24 @@ class Allocator::Impl {
   std::string_view PendingName(const Pending& p) const {
     return std::string_view(pending_names_).substr(p.name_off, p.name_len);
   }
+  // Holders of allocated devices, read only by explanations (Search::CounterHolders): claim
+  // names "namespace/name" concatenated in holder_text_ (holder i is [holder_off_[i],
+  // holder_off_[i + 1])), referenced by pending results, by committed results (AddAllocation
+  // with a claim) and, for the shared-claims Create, the claims themselves (kept alive here).
+  static constexpr uint32_t kNoHolder = ~0u;
+  struct Held {
+    int pool = 0;
+    int ident = 0;  // canonical gid
+    uint32_t holder = kNoHolder;
+  };
+  std::string holder_text_;
+  std::vector<uint32_t> holder_off_{0};
+  std::vector<Held> committed_holders_;
+  std::shared_ptr<const std::vector<ResourceClaim>> holder_src_;
+  uint32_t AddHolder(const ResourceClaim& claim);
+  // Calls f(canonical gid, "namespace/name") for every allocated device of `pool` whose claim is
+  // known (a device shared by several claims is reported once per claim).
+  void ForEachHolder(int pool, const std::function<void(int, std::string_view)>& f) const;
   // Makes `pool`'s allocated state current (applies its pending results).
   void EnsurePool(int pool) {
     if (!pool_ready_[size_t(pool)]) ResolvePool(pool);
@@ -336,7 +356,7 @@ class Allocator::Impl {
   // Records the results of `allocated` as pending (no device lookups yet); with `skip_ready`,
   // results of pools already resolved are left out.
   void RecordPending(const std::vector<ResourceClaim>& allocated, bool skip_ready);
-  // Calls f(pool, result) for every non-admin result of `claims` on a pool of the snapshot.
+  // Calls f(pool, result, claim) for every non-admin result of `claims` on a pool of the snapshot.
   template <typename F>
   void ForEachResult(const std::vector<ResourceClaim>& claims, F&& f) const;
   // The consumed capacity of a shared result as amounts.

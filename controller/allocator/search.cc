@@ -5,6 +5,7 @@
 #include <set>
 
 #include "controller/allocator/capacity.h"
+#include "controller/allocator/explain.h"
 #include "controller/allocator/node_selector.h"
 
 namespace draco::alloc {
@@ -245,7 +246,7 @@ uint8_t Search::Selectable(ReqData& rd, int ci) {
     if (!m.ok()) {
       rd.sel_err[ci] = "claim " + claims_[rd.claim].kobj + ": selector #" + std::to_string(i) +
                        " on device " + DeviceIdString(s, d) +
-                       ": CEL runtime error: " + m.status().message();
+                       ": CEL runtime error: " + AddCelKeyHint(m.status().message());
       return slot = 3;
     }
     if (!*m) return slot = 1;
@@ -830,7 +831,10 @@ Search::Step Search::AllocateOne(int claim, int req, int sub, int64_t dev, bool 
   if (dev >= rd.num_devices) return AllocateOne(claim, req + 1, 0, 0, false, 0);
   int64_t remaining = rd.num_devices - dev;
   int64_t available = kMaxResultsPerClaim - int64_t(cd.results.size());
-  if (remaining > available) return Step::kMaxSize;
+  if (remaining > available) {
+    result_limit_hit_ = true;
+    return Step::kMaxSize;
+  }
 
   if (rd.all) {
     int ci = rd.all_devices[size_t(dev)];

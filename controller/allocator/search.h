@@ -102,6 +102,15 @@ class Search {
   };
 
   // --- used by explain.cc ---
+  struct ConflictUnit;  // explain_conflicts.cc
+  // The candidates of one request (or subrequest) that pass every per-device filter, before
+  // constraints: the input of the conflict analysis.
+  struct Survivors {
+    int claim = 0;
+    const ReqData* rd = nullptr;
+    size_t funnel = 0;  // index in Explanation::requests
+    std::vector<int> cands;
+  };
   uint8_t Selectable(ReqData& rd, int ci);
   bool InUse(int ci) const;
   bool TaintBlocks(const Device& d, const RequestSpec& spec) const;
@@ -157,7 +166,43 @@ class Search {
   void LimitRelease(const ClaimData& cd, const ReqData& rd, const Rollback& rb);
   const Allocator::Impl::Usage* Committed(int policy, const std::string& ns) const;
   Outcome BuildResults();
+
+  // --- explanations (explain.cc, explain_numbers.cc, explain_conflicts.cc) ---
+  // Fills explain_: pools, one funnel per request and, after an unsatisfiable search, conflicts.
   void Explain();
+  void ExplainPools();
+  RequestFunnel ExplainRequest(ClaimData& cd, ReqData& rd, std::vector<int>* survivors);
+  // Funnel stages; each narrows `alive` (candidate indices) and appends its stage to `fn`.
+  void StageSelectors(ReqData& rd, RequestFunnel& fn, std::vector<int>& alive);
+  void StageFreeAndCapacity(ReqData& rd, RequestFunnel& fn, std::vector<int>& alive);
+  void StageTaints(ReqData& rd, RequestFunnel& fn, std::vector<int>& alive);
+  void StageConstraints(ClaimData& cd, ReqData& rd, RequestFunnel& fn, std::vector<int>& alive);
+  void StageLimits(ClaimData& cd, ReqData& rd, RequestFunnel& fn, std::vector<int>& alive);
+  static std::string Verdict(const RequestFunnel& fn, bool all_mode);
+  // Why candidate `ci` cannot take what `rd` would consume; `distance` orders devices by how
+  // close they come (capacities short, then relative shortfall).
+  DeviceCapacityShortfall CapacityShortfallOf(const ReqData& rd, int ci, double* distance);
+  // Capacity-stage detail: the closest of `rejected` (candidate indices) into fn.
+  std::string DescribeCapacity(const ReqData& rd, const std::vector<int>& rejected,
+                               RequestFunnel& fn);
+  // Counter-stage detail: the counters that `rejected` devices would exceed, into fn.
+  std::string DescribeCounters(const std::vector<int>& rejected, RequestFunnel& fn);
+  // Pool, set, counter, left, total and holders of flat counter `k` of pool view `pool`.
+  CounterShortfall CounterState(int pool, int k);
+  // The quantity format the slice declares counter `k` of `pool` in.
+  api::Quantity::Format CounterFormat(const PoolView& pool, int k) const;
+  // Requests that pass alone but fail together: appends explain_->conflicts and completes the
+  // verdicts of the requests that pass alone.
+  void ExplainConflicts(const std::vector<Survivors>& survivors);
+  // The requests of `survivors` with their usable subrequests merged.
+  std::vector<ConflictUnit> ConflictUnits(const std::vector<Survivors>& survivors);
+  // Each appends at most one conflict per check to explain_->conflicts; `sets` are the sets of
+  // requests (indices into `units`) to check, smallest first.
+  void ConflictOnDevices(const std::vector<ConflictUnit>& units,
+                         const std::vector<std::vector<size_t>>& sets);
+  void ConflictOnCounters(const std::vector<ConflictUnit>& units,
+                          const std::vector<std::vector<size_t>>& sets);
+  void ConflictOnConstraints(const std::vector<ConflictUnit>& units);
 
   Explanation* explain_;
   std::vector<uint32_t> picked_count_;                  // per candidate: claims that picked it
@@ -175,7 +220,8 @@ class Search {
   bool timed_out_ = false;
   std::chrono::steady_clock::time_point deadline_;
   bool has_deadline_ = false;
-  int error_free_ = -1;  // -1 unknown, 0 no, 1 yes
+  int error_free_ = -1;            // -1 unknown, 0 no, 1 yes
+  bool result_limit_hit_ = false;  // a claim needed more than kMaxResultsPerClaim devices
   bool experimental_ = false;
   std::map<std::pair<int, std::string>, Allocator::Impl::Usage> inflight_;
 
