@@ -2,7 +2,7 @@
 // logic lives in its own module.
 //
 //   draco simulate -f FILE|DIR   allocate manifests offline, print allocations and explanations
-//   draco explain -f FILE|DIR CLAIM   print the allocation funnel for one claim
+//   draco explain -f FILE|DIR (CLAIM | pod/NAME)   print the allocation funnel of a claim or pod
 //   kubectl-draco explain|pools|simulate   the kubectl plugin (this binary under that name)
 #include <cstdlib>
 #include <cstring>

@@ -1,7 +1,7 @@
 // Scenario runner speaking the `oracle allocate` protocol (tests/oracle/README.md, section 2):
 // one JSON object per line with node, classes, slices, allocatedClaims, claims, deviceTaintRules
 // and features in, one JSON result line out. Used by the differential test, the benchmark driver
-// and `draco simulate`.
+// and allocator_test (not by `draco simulate`).
 //
 // Thread-safe (no shared state; every call builds its own Allocator).
 #pragma once

@@ -1,6 +1,7 @@
 // The allocator's narrow seam to CEL. The allocator never sees a CEL implementation directly: it
 // compiles selector expressions through a SelectorCompiler and evaluates the compiled selectors on
-// a DeviceView. `celenv_selector.h` adapts draco::celenv; tests use fakes.
+// a DeviceView. NewCelSelectorCompiler() (below, in celenv_selector.cc) adapts draco::celenv; tests
+// use fakes.
 #pragma once
 
 #include <memory>

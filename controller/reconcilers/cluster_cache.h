@@ -1,8 +1,8 @@
 // ClusterCache: draco's typed, indexed view of the cluster, fed by the shared informers.
 //
-// Overview. Informer handlers decode each object once (informer_bridge.h) and call Upsert*/Delete*
-// here; reconcilers only read. Besides plain lookups the cache keeps the indexes the lifecycle
-// needs and the incremental views the allocator needs:
+// Overview. Informer handlers decode each object once (Informers, informers.h) and call
+// Upsert*/Delete* here; reconcilers only read. Besides plain lookups the cache keeps the indexes
+// the lifecycle needs and the incremental views the allocator needs:
 //   - claims by controlling owner pod UID (orphan lookup after a crash between create and status);
 //   - pods by claim "ns/claim" (claim events wake the pods that use the claim);
 //   - slices by node name and by (driver, pool);

@@ -1,7 +1,8 @@
 // The narrow seams of the reconcilers: where they write (ApiWriter), where they report
 // (EventSink), how they ask for more work (Enqueuer) and how they allocate (ClaimAllocator).
 // Production implementations: RestApiWriter (api_writer.h), AsyncEventRecorder (event_recorder.h),
-// the workqueue adapter in run.cc, SnapshotAllocator (snapshot_allocator.h). Tests use fakes.
+// QueueEnqueuer (worker.h, built in controller/run/term.cc), SnapshotAllocator
+// (snapshot_allocator.h). Tests use fakes.
 #pragma once
 
 #include <chrono>
