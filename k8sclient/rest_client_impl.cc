@@ -16,9 +16,9 @@
 
 #include "k8sclient/api_error.h"
 #include "k8sclient/auth.h"
-#include "k8sclient/base/backoff.h"
 #include "k8sclient/base/status_macros.h"
 #include "k8sclient/base/token_bucket.h"
+#include "k8sclient/retry_policy.h"
 #include "k8sclient/watch_decoder.h"
 
 #include <boost/asio/ssl.hpp>
@@ -256,34 +256,44 @@ class RestClientImpl final : public RestClient {
     auto inactivity = opts.timeout_seconds > 0
                           ? std::chrono::seconds(opts.timeout_seconds) + kWatchTimeoutSlack
                           : kDefaultWatchInactivity;
+    std::unique_ptr<client::http_client> http;
     try {
-      auto http = std::make_unique<client::http_client>(
+      http = std::make_unique<client::http_client>(
           config_.host,
           MakeHttpConfig(std::chrono::duration_cast<std::chrono::milliseconds>(inactivity)));
-      for (int attempt = 0;; ++attempt) {
-        if (cancelled_.load()) return CancelledStatus("watch " + path);
-        auto waited_from = clock_.Now();
-        limiter_.Wait();
-        auto sent = clock_.Now();
-        http::http_request req(http::methods::GET);
-        req.set_request_uri(path);
-        DRACO_RETURN_IF_ERROR(AddHeaders(req));
-        pplx::cancellation_token_source cts;
-        http::http_response resp = http->request(req, cts.get_token()).get();
-        const int code = resp.status_code();
-        Observe("GET", code, waited_from, sent);
-        if (code == 200) {
-          return std::unique_ptr<Watcher>(
-              std::make_unique<WatcherImpl>(std::move(http), std::move(cts), std::move(resp)));
-        }
-        std::string body = resp.extract_utf8string(true).get();
-        ApiError err = DecodeApiError(code, body, ParseRetryAfter(resp.headers()));
-        if (ShouldRetry(code, err, attempt, true)) continue;
-        return err.ToStatus();
-      }
     } catch (...) {
       return StatusFromCurrentException("watch " + path);
     }
+    return RunAttempts<std::unique_ptr<Watcher>>(
+        "watch " + path, true, [&]() -> Attempt<std::unique_ptr<Watcher>> {
+          Attempt<std::unique_ptr<Watcher>> a;
+          auto waited_from = clock_.Now();
+          limiter_.Wait();
+          auto sent = clock_.Now();
+          try {
+            http::http_request req(http::methods::GET);
+            req.set_request_uri(path);
+            if (Status st = AddHeaders(req); !st.ok()) {
+              a.Fail(st);
+              return a;
+            }
+            pplx::cancellation_token_source cts;
+            http::http_response resp = http->request(req, cts.get_token()).get();
+            a.code = resp.status_code();
+            Observe("GET", a.code, waited_from, sent);
+            if (a.code == 200) {
+              a.value =
+                  std::make_unique<WatcherImpl>(std::move(http), std::move(cts), std::move(resp));
+              return a;
+            }
+            std::string body = resp.extract_utf8string(true).get();
+            a.error = DecodeApiError(a.code, body, ParseRetryAfter(resp.headers()));
+          } catch (...) {
+            if (a.code == 0) Observe("GET", 0, waited_from, sent);
+            a.Fail(StatusFromCurrentException("watch " + path));
+          }
+          return a;
+        });
   }
 
   StatusOr<std::string> Create(const GroupVersionResource& gvr, std::string_view ns,
@@ -473,22 +483,44 @@ class RestClientImpl final : public RestClient {
     return out;
   }
 
-  // Decides whether a failed attempt is retried, and waits if so.
-  bool ShouldRetry(int code, const ApiError& err, int attempt, bool idempotent) {
-    if (attempt >= config_.max_retries) return false;
-    if (code == 401 && tokens_ != nullptr && attempt == 0) {
-      tokens_->Invalidate();
-      return true;
+  // One attempt of a request: a value, an HTTP error (code and decoded error), or a failure below
+  // HTTP (`failure`, with no code) such as a refused connection or a missing token.
+  template <class T>
+  struct Attempt {
+    std::optional<T> value;
+    int code = 0;
+    ApiError error;
+    Status failure;
+    void Fail(Status s) {
+      code = 0;
+      failure = std::move(s);
     }
-    (void)idempotent;
-    if ((code == 429 || code >= 500) && err.retry_after_seconds > 0) {
-      auto wait = std::min<std::chrono::milliseconds>(std::chrono::seconds(err.retry_after_seconds),
-                                                      config_.max_retry_wait);
-      spdlog::debug("k8sclient: HTTP {} {}, retrying in {} ms", code, err.reason, wait.count());
-      Sleep(wait);
-      return true;
+  };
+
+  // The one attempt loop of every request and watch: runs `attempt` until it yields a value or
+  // the RetryPolicy (retry_policy.h) says stop; waits between attempts are cut short by Cancel().
+  template <class T, class F>
+  StatusOr<T> RunAttempts(const std::string& what, bool idempotent, F&& attempt) {
+    RetryPolicy policy(config_.max_retries, config_.max_retry_wait, clock_);
+    for (int n = 0;; ++n) {
+      if (cancelled_.load()) return CancelledStatus(what);
+      Attempt<T> a = attempt();
+      if (a.value) return std::move(*a.value);
+      RetryPolicy::Decision d;
+      if (a.code != 0) {
+        d = policy.OnHttpError(n, a.code, a.error.retry_after_seconds, tokens_ != nullptr);
+        if (!d.retry()) return a.error.ToStatus();
+        spdlog::debug("k8sclient: {}: HTTP {} {}, retrying in {} ms", what, a.code, a.error.reason,
+                      std::chrono::duration_cast<std::chrono::milliseconds>(d.wait).count());
+      } else {
+        if (cancelled_.load()) return CancelledStatus(what);
+        d = policy.OnTransportError(n, a.failure, idempotent);
+        if (!d.retry()) return a.failure;
+        spdlog::debug("k8sclient: {}; retrying", a.failure.message());
+      }
+      if (d.action == RetryPolicy::Decision::Action::kRefreshTokenAndRetry) tokens_->Invalidate();
+      if (d.wait > Clock::Duration::zero()) Sleep(d.wait);
     }
-    return false;
   }
 
   void Sleep(Clock::Duration d) {
@@ -498,44 +530,37 @@ class RestClientImpl final : public RestClient {
   }
 
   StatusOr<Response> Do(const Request& r) {
-    ExponentialBackoff backoff({std::chrono::milliseconds(100), 2.0, 0.5,
-                                std::chrono::duration_cast<Clock::Duration>(config_.max_retry_wait),
-                                Clock::Duration::zero()},
-                               clock_);
-    for (int attempt = 0;; ++attempt) {
-      if (cancelled_.load()) return CancelledStatus(std::string(r.method) + " " + r.path_query);
+    const std::string what = std::string(r.method) + " " + r.path_query;
+    return RunAttempts<Response>(what, r.idempotent, [&]() -> Attempt<Response> {
+      Attempt<Response> a;
       auto waited_from = clock_.Now();
       limiter_.Wait();
       auto sent = clock_.Now();
-      int code = 0;
       try {
         http::http_request req(r.method);
         req.set_request_uri(r.path_query);
-        DRACO_RETURN_IF_ERROR(AddHeaders(req));
+        if (Status st = AddHeaders(req); !st.ok()) {
+          a.Fail(st);
+          return a;
+        }
         if (!r.content_type.empty()) req.set_body(r.body, r.content_type);
         http::http_response resp = http_->request(req, cancel_.get_token()).get();
         Response out;
         out.code = resp.status_code();
         out.body = resp.extract_utf8string(true).get();
-        code = out.code;
-        Observe(r.method, code, waited_from, sent);
-        if (out.code >= 200 && out.code < 300) return out;
-        ApiError err = DecodeApiError(out.code, out.body, ParseRetryAfter(resp.headers()));
-        if (ShouldRetry(out.code, err, attempt, r.idempotent)) continue;
-        return err.ToStatus();
-      } catch (...) {
-        if (code == 0) Observe(r.method, 0, waited_from, sent);
-        if (cancelled_.load()) return CancelledStatus(std::string(r.method) + " " + r.path_query);
-        Status s = StatusFromCurrentException(std::string(r.method) + " " + r.path_query);
-        // Connection-level failures of reads are safe to retry; writes may have been applied.
-        if (r.idempotent && s.code() == StatusCode::kUnavailable && attempt < config_.max_retries) {
-          spdlog::debug("k8sclient: {}; retrying", s.message());
-          Sleep(backoff.Next());
-          continue;
+        a.code = out.code;
+        Observe(r.method, a.code, waited_from, sent);
+        if (out.code >= 200 && out.code < 300) {
+          a.value = std::move(out);
+          return a;
         }
-        return s;
+        a.error = DecodeApiError(out.code, out.body, ParseRetryAfter(resp.headers()));
+      } catch (...) {
+        if (a.code == 0) Observe(r.method, 0, waited_from, sent);
+        a.Fail(StatusFromCurrentException(what));
       }
-    }
+      return a;
+    });
   }
 
   void Observe(std::string_view method, int code, Clock::TimePoint waited_from,
