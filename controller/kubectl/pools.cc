@@ -10,21 +10,26 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include "controller/allocator/capacity.h"
+
 namespace draco::kubectl {
 namespace {
 
 using alloc::Amount;
-
-constexpr Amount kNano = 1000000000;
 
 struct Sum {
   Amount used = 0, total = 0;
   bool binary = false;
 };
 
+std::string Format(Amount nanos, bool binary) {
+  return alloc::FormatAmount(
+      nanos, binary ? api::Quantity::Format::kBinarySI : api::Quantity::Format::kDecimalSI);
+}
+
 AmountUse ToUse(const std::string& name, const Sum& s) {
-  return {name, FormatAmount(s.used, s.binary), FormatAmount(s.total, s.binary),
-          FormatAmount(s.total - s.used, s.binary)};
+  return {name, Format(s.used, s.binary), Format(s.total, s.binary),
+          Format(s.total - s.used, s.binary)};
 }
 
 bool IsBinary(const alloc::Qty& q) { return q.q.format() == api::Quantity::Format::kBinarySI; }
@@ -137,22 +142,6 @@ FitRow LargestFit(simulate::Simulation& sim, const std::string& cls, const alloc
 }
 
 }  // namespace
-
-std::string FormatAmount(Amount nanos, bool binary) {
-  const bool negative = nanos < 0;
-  Amount v = negative ? -nanos : nanos;
-  std::string out;
-  if (v % kNano == 0 && v / kNano <= INT64_MAX) {
-    auto q = alloc::Qty::FromInt64(
-        static_cast<int64_t>(v / kNano),
-        binary ? api::Quantity::Format::kBinarySI : api::Quantity::Format::kDecimalSI);
-    out = q.ToString();
-  } else {
-    Amount milli = (v + 999999) / 1000000;  // rounded up, as Quantity does
-    out = std::to_string(static_cast<long long>(milli)) + "m";
-  }
-  return negative ? "-" + out : out;
-}
 
 PoolsReport ComputePools(simulate::Simulation& sim, const PoolsFilter& filter) {
   const Holders held = AllocatedDevices(sim);

@@ -58,10 +58,6 @@ struct PoolsReport {
 // `sim` must have been built (simulate::Build) and not run; it is not changed.
 PoolsReport ComputePools(simulate::Simulation& sim, const PoolsFilter& filter);
 
-// Kubernetes quantity text for an exact amount in nano units ("80Gi" when `binary` and a whole
-// number of the unit, "1500m", "3").
-std::string FormatAmount(alloc::Amount nanos, bool binary);
-
 // Tables (wide adds the capacity column), or JSON.
 void PrintPoolsText(const PoolsReport& r, bool wide, std::ostream& out);
 std::string PoolsToJson(const PoolsReport& r);
