@@ -109,6 +109,12 @@ spec:
   selectors: [{cel: {expression: 'device.driver == "gpu.example.com"'}}]
 ---
 apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: nic}
+spec:
+  selectors: [{cel: {expression: 'device.driver == "nic.example.com"'}}]
+---
+apiVersion: resource.k8s.io/v1
 kind: ResourceSlice
 metadata: {name: node-1-counters}
 spec:
@@ -289,6 +295,7 @@ TEST(KubectlPoolsTest, CountsCapacityCountersAndLargestFit) {
   // Largest request of class gpu: node-1 one free GPU, node-2 one untainted GPU.
   EXPECT_THAT(out, ::testing::ContainsRegex("gpu +node-1 +1 device\n"));
   EXPECT_THAT(out, ::testing::ContainsRegex("gpu +node-2 +1 device\n"));
+  EXPECT_THAT(out, Not(HasSubstr("nic ")));  // no NIC on any node: no fragmentation rows
 }
 
 TEST(KubectlPoolsTest, FiltersAndJson) {

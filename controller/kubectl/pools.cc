@@ -141,6 +141,27 @@ FitRow LargestFit(simulate::Simulation& sim, const std::string& cls, const alloc
   return row;
 }
 
+// Whether any device on `node` passes the class's selectors (used or not): the allocator's funnel
+// for a one-device probe. Rows of classes that have no device on a node are left out.
+bool ClassHasDevicesOn(simulate::Simulation& sim, const std::string& cls, const alloc::Node& node) {
+  alloc::ResourceClaim c;
+  c.namespace_name = "default";
+  c.name = "kubectl-draco-probe";
+  alloc::RequestSpec spec;
+  spec.name = "probe";
+  spec.device_class_name = cls;
+  spec.allocation_mode = "ExactCount";
+  spec.count = 1;
+  c.requests.push_back(alloc::DeviceRequest{"probe", spec, {}});
+  alloc::Explanation e = sim.allocator->Explain(node, {&c});
+  for (const auto& r : e.requests) {
+    for (const auto& st : r.stages) {
+      if (st.name == "after class selectors") return st.count > 0;
+    }
+  }
+  return true;  // no funnel to tell: keep the row
+}
+
 }  // namespace
 
 PoolsReport ComputePools(simulate::Simulation& sim, const PoolsFilter& filter) {
@@ -189,7 +210,9 @@ PoolsReport ComputePools(simulate::Simulation& sim, const PoolsFilter& filter) {
       auto it = free_on_node.find(n.name);
       int64_t upper = free_shared + (it == free_on_node.end() ? 0 : it->second);
       if (upper == 0 && it == free_on_node.end()) continue;  // no devices here at all
-      r.fits.push_back(LargestFit(sim, cls.name, n, upper));
+      FitRow row = LargestFit(sim, cls.name, n, upper);
+      if (row.largest == 0 && row.error.empty() && !ClassHasDevicesOn(sim, cls.name, n)) continue;
+      r.fits.push_back(std::move(row));
     }
   }
   return r;

@@ -7,7 +7,8 @@
 // consumedCapacity, else the consumed amounts) and total. Per driver/pool/counter set/counter:
 // the shared counters' total, used by allocated devices (a shared device once) and free.
 // Fragmentation: per DeviceClass and node, the largest ExactCount request of that class that
-// would still be allocated on the node now (the allocator is asked; binary search on the count).
+// would still be allocated on the node now (the allocator is asked; binary search on the count);
+// a class none of whose devices is on the node has no row there.
 //
 // Only the newest generation of a pool counts, as for the allocator. Thread-compatible.
 #pragma once
