@@ -88,7 +88,7 @@ TEST(FetchClusterTest, UnservedDraApiNamesTheVersionNeeded) {
 // Two nodes with two GPUs each (8Gi memory each); node-1's gpu-0 is allocated to running/a-gpu,
 // node-2's gpu-1 is tainted. Pod "waiter" (pending, one claim from a template) must avoid node-1
 // (anti-affinity with the running pod). Pod "huge" wants 3 GPUs on one node: fits nowhere.
-// Node cpu-1 has no devices.
+// Node cpu-1 has no devices; node down-1 has a free GPU but is not Ready.
 constexpr char kCluster[] = R"(
 apiVersion: v1
 kind: Node
@@ -101,6 +101,22 @@ metadata: {name: node-2, labels: {kubernetes.io/hostname: node-2}}
 apiVersion: v1
 kind: Node
 metadata: {name: cpu-1, labels: {kubernetes.io/hostname: cpu-1}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: down-1, labels: {kubernetes.io/hostname: down-1}}
+status:
+  conditions: [{type: Ready, status: "False", reason: KubeletNotReady}]
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: down-1-gpus}
+spec:
+  driver: gpu.example.com
+  nodeName: down-1
+  pool: {name: down-1, generation: 1, resourceSliceCount: 1}
+  devices:
+  - name: gpu-0
 ---
 apiVersion: resource.k8s.io/v1
 kind: DeviceClass
@@ -246,6 +262,7 @@ TEST(KubectlExplainTest, PendingPodNamesTheFilterAndTheNodeThatFits) {
   EXPECT_THAT(out, HasSubstr("filtered node-1: InterPodAffinity"));
   EXPECT_THAT(out, HasSubstr("would be allocated now on 1 node(s): node-2"));
   EXPECT_THAT(out, Not(HasSubstr("node node-2:")));  // the verdict names it; -o wide explains
+  EXPECT_THAT(out, HasSubstr("filtered down-1: node(s) were not ready"));  // as draco run
 }
 
 TEST(KubectlExplainTest, PodThatFitsNowhereSummarizesNodesWithoutDevices) {

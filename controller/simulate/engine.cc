@@ -17,6 +17,7 @@
 #include "controller/allocator/explain.h"
 #include "controller/allocator/features.h"
 #include "controller/allocator/json_codec.h"
+#include "controller/allocator/node_selector.h"
 #include "controller/api/codec.h"
 #include "controller/api/validation.h"
 #include "controller/feasibility/feasibility.h"
@@ -509,19 +510,35 @@ void PrintAllocation(const ResourceClaim& c, const AllocationResult& r, std::ost
   }
 }
 
-// kube-scheduler's filters for a pod group (controller/feasibility, as `draco run` uses them):
-// the nodes that pass, and one line per node that does not.
-std::vector<alloc::Node> FeasibleCandidates(const Simulation& sim, const Pod& pod,
+// The nodes a pod group may use, filtered as `draco run` filters them (reconcilers/node_fit.h):
+// the node must match the node selector of every claim of the group already allocated, must be
+// Ready when it reports conditions (hand-written nodes without status are taken as Ready), and
+// must pass kube-scheduler's filters (controller/feasibility). One line per node that does not.
+std::vector<alloc::Node> FeasibleCandidates(const Simulation& sim, const Pod& pod, const Group& g,
                                             std::vector<std::string>* filtered) {
   feasibility::Snapshot snap = sim.in.cluster;
   std::erase_if(snap.pods, [&](const feasibility::PlacedPod& p) { return p.pod == pod.api; });
   std::vector<feasibility::Verdict> v = feasibility::Evaluate(*pod.api, snap);
   std::vector<alloc::Node> out;
   for (size_t i = 0; i < v.size() && i < sim.in.nodes.size(); ++i) {
-    if (v[i].passed) {
-      out.push_back(sim.in.nodes[i]);
+    const alloc::Node& n = sim.in.nodes[i];
+    const api::Node& node = *sim.in.cluster.nodes[i];
+    bool matches = true;
+    for (size_t c : g.claims) {
+      const auto& a = sim.claims[c].allocation;
+      if (!a || !a->node_selector) continue;
+      auto m = alloc::NodeMatches(n, "", false, &*a->node_selector);
+      matches = matches && m.ok() && *m;
+    }
+    if (!matches) {
+      filtered->push_back(n.name +
+                          ": node(s) didn't match the node selector of an allocated claim");
+    } else if (!node.status.conditions.empty() && !node.IsReady()) {
+      filtered->push_back(n.name + ": node(s) were not ready");
+    } else if (v[i].passed) {
+      out.push_back(n);
     } else {
-      filtered->push_back(sim.in.nodes[i].name + ": " + v[i].plugin + ": " +
+      filtered->push_back(n.name + ": " + v[i].plugin + ": " +
                           (v[i].detail.empty() ? v[i].reason : v[i].detail));
     }
   }
@@ -544,7 +561,8 @@ GroupOutcome RunGroup(Simulation& sim, const Group& g, bool explain, const std::
     return go;
   }
   const Pod* pod = g.pod >= 0 ? &sim.in.pods[static_cast<size_t>(g.pod)] : nullptr;
-  std::vector<alloc::Node> all = pod ? FeasibleCandidates(sim, *pod, &go.filtered) : g.candidates;
+  std::vector<alloc::Node> all =
+      pod ? FeasibleCandidates(sim, *pod, g, &go.filtered) : g.candidates;
   std::vector<alloc::Node> cands;
   for (const auto& n : all) {
     if (only_node.empty() || n.name == only_node) cands.push_back(n);
