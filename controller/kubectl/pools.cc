@@ -114,20 +114,26 @@ void AddDevice(const alloc::ResourceSlice& s, const alloc::Device& d, const Hold
   }
 }
 
+// A claim (never written anywhere) asking for `count` devices of class `cls`.
+alloc::ResourceClaim ProbeClaim(const std::string& cls, int64_t count) {
+  alloc::ResourceClaim c;
+  c.namespace_name = "default";
+  c.name = "kubectl-draco-probe";
+  alloc::RequestSpec spec;
+  spec.name = "probe";
+  spec.device_class_name = cls;
+  spec.allocation_mode = "ExactCount";
+  spec.count = count;
+  c.requests.push_back(alloc::DeviceRequest{"probe", spec, {}});
+  return c;
+}
+
 // The largest ExactCount request of `cls` the allocator would still satisfy on `node`.
 FitRow LargestFit(simulate::Simulation& sim, const std::string& cls, const alloc::Node& node,
                   int64_t upper) {
   FitRow row{cls, node.name, 0, ""};
   auto fits = [&](int64_t n) {
-    alloc::ResourceClaim c;
-    c.namespace_name = "default";
-    c.name = "kubectl-draco-probe";
-    alloc::RequestSpec spec;
-    spec.name = "probe";
-    spec.device_class_name = cls;
-    spec.allocation_mode = "ExactCount";
-    spec.count = n;
-    c.requests.push_back(alloc::DeviceRequest{"probe", spec, {}});
+    alloc::ResourceClaim c = ProbeClaim(cls, n);
     alloc::Outcome o = sim.allocator->AllocateOnAnyNode(std::span(&node, 1), {&c});
     if (o.kind == alloc::Outcome::Kind::kError) row.error = o.message;
     return o.kind == alloc::Outcome::Kind::kAllocated;
@@ -144,15 +150,7 @@ FitRow LargestFit(simulate::Simulation& sim, const std::string& cls, const alloc
 // Whether any device on `node` passes the class's selectors (used or not): the allocator's funnel
 // for a one-device probe. Rows of classes that have no device on a node are left out.
 bool ClassHasDevicesOn(simulate::Simulation& sim, const std::string& cls, const alloc::Node& node) {
-  alloc::ResourceClaim c;
-  c.namespace_name = "default";
-  c.name = "kubectl-draco-probe";
-  alloc::RequestSpec spec;
-  spec.name = "probe";
-  spec.device_class_name = cls;
-  spec.allocation_mode = "ExactCount";
-  spec.count = 1;
-  c.requests.push_back(alloc::DeviceRequest{"probe", spec, {}});
+  alloc::ResourceClaim c = ProbeClaim(cls, 1);
   alloc::Explanation e = sim.allocator->Explain(node, {&c});
   for (const auto& r : e.requests) {
     for (const auto& st : r.stages) {
