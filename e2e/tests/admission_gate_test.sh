@@ -34,7 +34,7 @@ fresh_ns "$NS"
 mode_args=()
 if [[ $MODE == webhook ]]; then
   find_draco || { echo "SKIP: webhook mode needs the draco binary (DRACO_BUILD_DIR)" >&2; exit 77; }
-  WPORT=$((30000 + RANDOM % 10000))
+  WPORT=$((30000 + RANDOM % 2500))  # below the ephemeral range
   mode_args=(--set admission.mode=webhook --set admission.webhook.url=https://127.0.0.1:$WPORT/mutate)
 fi
 helm install "$REL" "$CHART_DIR" -n "$NS" --set admission.gatedNamespaces.names="{$GATED}" \

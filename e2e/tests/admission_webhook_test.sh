@@ -16,7 +16,7 @@ DRV=wh.draco.dev
 GATE=draco.dev/allocation
 LOGS=${DRACO_E2E_DIR:-/tmp/draco-e2e}/logs
 mkdir -p "$LOGS"
-P1=$((30000 + RANDOM % 10000)) P2=$((P1 + 1))
+P1=$((30000 + RANDOM % 2500)) P2=$((P1 + 1))  # below the ephemeral range
 pids=()
 tmp=$(mktemp -d)
 cleanup() {

@@ -49,7 +49,7 @@ gate_mode() {
 # the e2e cluster, which has no kubelet). Sets WEBHOOK_PID and WEBHOOK_READYZ (host:port of
 # /readyz). Needs find_draco first.
 start_local_webhook() {
-  local ns=$1 sa=$2 port=$3 log=$4 mport=$((20000 + RANDOM % 20000))
+  local ns=$1 sa=$2 port=$3 log=$4 mport=$((20000 + RANDOM % 10000))
   shift 4
   sa_kubeconfig "$ns" "$sa" "$log.kubeconfig"
   "$DRACO" run --kubeconfig "$log.kubeconfig" \

@@ -5,7 +5,9 @@ DRACO_LOGS=${DRACO_E2E_DIR:-/tmp/draco-e2e}/logs
 mkdir -p "$DRACO_LOGS"
 declare -A DRACO_PIDS=()
 declare -A DRACO_PORTS=()
-_draco_port=$((20000 + RANDOM % 20000))
+# Below the ephemeral range (32768-60999 by default): an outgoing connection cannot hold the port
+# (2026-12-06: "cannot listen on 127.0.0.1:36760" failed draco_safety_net_test once).
+_draco_port=$((20000 + RANDOM % 10000))
 
 # start_draco NAME [flags...]: starts `draco run` in the background (its own metrics/probe ports).
 start_draco() {
