@@ -1,17 +1,9 @@
 #include "controller/kubectl/plugin.h"
 
-#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <sstream>
 
-#include <rapidjson/document.h>
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
-
-#include "controller/allocator/explain.h"
-#include "controller/allocator/features.h"
-#include "controller/allocator/json_codec.h"
 #include "controller/kubectl/cluster.h"
 #include "controller/kubectl/pools.h"
 #include "controller/simulate/engine.h"
@@ -82,15 +74,12 @@ int ParseFlags(int argc, char** argv, Flags* f, std::ostream& err) {
     } else if (a == "--feature-gates") {
       f->feature_gates = next();
     } else if (a == "--kubernetes-version") {
-      std::string v = next();
-      if (v.starts_with("v")) v = v.substr(1);
-      int minor = v.starts_with("1.") ? std::atoi(v.c_str() + 2) : -1;
-      if (minor < alloc::kOldestKnownMinor || minor > alloc::kNewestKnownMinor) {
-        err << "error: --kubernetes-version " << v << ": draco knows 1." << alloc::kOldestKnownMinor
-            << " to 1." << alloc::kNewestKnownMinor << "\n";
+      auto minor = simulate::ParseKubernetesMinor(next());
+      if (!minor.ok()) {
+        err << "error: " << minor.status().message() << "\n";
         return kExitInput;
       }
-      f->kubernetes_minor = minor;
+      f->kubernetes_minor = *minor;
     } else if (a == "-h" || a == "--help") {
       err << kUsage;
       return kExitInput;

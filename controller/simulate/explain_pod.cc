@@ -1,5 +1,6 @@
 #include "controller/simulate/explain_pod.h"
 
+#include <algorithm>
 #include <sstream>
 
 #include <rapidjson/stringbuffer.h>
@@ -11,29 +12,6 @@
 
 namespace draco::simulate {
 namespace {
-
-const Group* FindGroupImpl(const Simulation& sim, const ExplainRequest& req, std::string* kind,
-                           std::string* name) {
-  std::string t = req.target;
-  *kind = "pod";
-  if (auto slash = t.find('/'); slash != std::string::npos) {
-    *kind = t.substr(0, slash);
-    t = t.substr(slash + 1);
-  }
-  if (*kind == "pods" || *kind == "po") *kind = "pod";
-  if (*kind == "resourceclaim" || *kind == "resourceclaims" || *kind == "claims") *kind = "claim";
-  *name = req.ns + "/" + t;
-  for (const auto& g : sim.groups) {
-    if (*kind == "pod" && g.label == "pod " + *name) return &g;
-    if (*kind != "claim") continue;
-    for (size_t i : g.claims) {
-      const auto& c = sim.claims[i];
-      if (c.namespace_name + "/" + c.name == *name) return &g;
-    }
-  }
-  // An allocated claim no pod references has no group.
-  return nullptr;
-}
 
 const alloc::ResourceClaim* FindClaim(const Simulation& sim, const std::string& key) {
   for (const auto& c : sim.claims) {
@@ -69,8 +47,9 @@ std::string ClaimLine(const alloc::ResourceClaim& c) {
   return s;
 }
 
-void WriteJson(const Simulation& sim, const Group* g, const alloc::ResourceClaim* lone,
-               const GroupOutcome& go, const std::vector<std::string>& fits, std::string* json) {
+void WriteJson(const Simulation& sim, const Group* g,
+               const std::vector<const alloc::ResourceClaim*>& claims, const GroupOutcome& go,
+               const std::vector<std::string>& fits, std::string* json) {
   rapidjson::StringBuffer buf;
   alloc::JsonWriter w(buf);
   w.StartObject();
@@ -83,12 +62,6 @@ void WriteJson(const Simulation& sim, const Group* g, const alloc::ResourceClaim
   }
   w.Key("claims");
   w.StartArray();
-  std::vector<const alloc::ResourceClaim*> claims;
-  if (g) {
-    for (size_t i : g->claims) claims.push_back(&sim.claims[i]);
-  } else if (lone) {
-    claims.push_back(lone);
-  }
   for (const auto* c : claims) {
     w.StartObject();
     w.Key("claim");
@@ -155,7 +128,25 @@ void YamlValue(const rapidjson::Value& v, YAML::Emitter& e) {
 
 const Group* FindTarget(const Simulation& sim, const ExplainRequest& req, std::string* kind,
                         std::string* name) {
-  return FindGroupImpl(sim, req, kind, name);
+  std::string t = req.target;
+  *kind = "pod";
+  if (auto slash = t.find('/'); slash != std::string::npos) {
+    *kind = t.substr(0, slash);
+    t = t.substr(slash + 1);
+  }
+  if (*kind == "pods" || *kind == "po") *kind = "pod";
+  if (*kind == "resourceclaim" || *kind == "resourceclaims" || *kind == "claims") *kind = "claim";
+  *name = req.ns + "/" + t;
+  for (const auto& g : sim.groups) {
+    if (*kind == "pod" && g.label == "pod " + *name) return &g;
+    if (*kind != "claim") continue;
+    for (size_t i : g.claims) {
+      const auto& c = sim.claims[i];
+      if (c.namespace_name + "/" + c.name == *name) return &g;
+    }
+  }
+  // An allocated claim no pod references has no group.
+  return nullptr;
 }
 
 std::string JsonToYaml(const std::string& json) {
@@ -196,11 +187,16 @@ int ExplainTarget(Simulation& sim, const ExplainRequest& req, std::ostream& out,
         << (kind == "pod" ? " (or it has finished)" : "") << "\n";
     return kExitInput;
   }
-  GroupOutcome go;
-  bool pending = false;
+  std::vector<const alloc::ResourceClaim*> claims;
   if (g) {
-    for (size_t i : g->claims) pending = pending || !sim.claims[i].allocation;
+    for (size_t i : g->claims) claims.push_back(&sim.claims[i]);
+  } else {
+    claims.push_back(lone);
   }
+  // Only a group has claims to allocate (a claim without one is allocated and unreferenced).
+  const bool pending =
+      g && std::any_of(claims.begin(), claims.end(), [](const auto* c) { return !c->allocation; });
+  GroupOutcome go;
   std::vector<std::string> fits;
   if (pending) {
     go = RunGroup(sim, *g, true, req.node);
@@ -211,19 +207,13 @@ int ExplainTarget(Simulation& sim, const ExplainRequest& req, std::ostream& out,
   const int rc = !pending || !fits.empty() ? kExitOk : kExitUnallocated;
   if (req.output == "json" || req.output == "yaml") {
     std::string json;
-    WriteJson(sim, g, lone, go, fits, &json);
+    WriteJson(sim, g, claims, go, fits, &json);
     out << (req.output == "yaml" ? JsonToYaml(json) : json + "\n");
     return rc;
   }
   if (g && g->pod >= 0) out << PodLine(*sim.in.pods[static_cast<size_t>(g->pod)].api) << "\n";
   if (g && g->claims.empty()) out << "  no resource claims: nothing for draco to allocate\n";
   if (g && !g->problem.empty()) out << "  problem: " << g->problem << "\n";
-  std::vector<const alloc::ResourceClaim*> claims;
-  if (g) {
-    for (size_t i : g->claims) claims.push_back(&sim.claims[i]);
-  } else {
-    claims.push_back(lone);
-  }
   for (const auto* c : claims) {
     out << "  " << ClaimLine(*c) << "\n";
     if (!c->allocation) continue;

@@ -49,16 +49,12 @@ int ParseArgs(int argc, char** argv, Options* opts, std::ostream& err, bool expl
     } else if (a.rfind("--feature-gates=", 0) == 0) {
       opts->feature_gates = a.substr(16);
     } else if (a == "--kubernetes-version") {
-      std::string v = next();
-      if (v.rfind("v", 0) == 0) v = v.substr(1);
-      int minor = -1;
-      if (v.rfind("1.", 0) == 0) minor = std::atoi(v.c_str() + 2);
-      if (minor < alloc::kOldestKnownMinor || minor > alloc::kNewestKnownMinor) {
-        err << "--kubernetes-version " << v << ": draco knows 1." << alloc::kOldestKnownMinor
-            << " to 1." << alloc::kNewestKnownMinor << "\n";
+      auto minor = ParseKubernetesMinor(next());
+      if (!minor.ok()) {
+        err << minor.status().message() << "\n";
         return kExitInput;
       }
-      opts->kubernetes_minor = minor;
+      opts->kubernetes_minor = *minor;
     } else if (a == "--explain-all") {
       opts->explain_all = true;
     } else if (a == "-h" || a == "--help") {
@@ -104,6 +100,17 @@ int ExplainPod(Simulation& sim, const Options& opts, const std::string& pod, std
 }
 
 }  // namespace
+
+StatusOr<int> ParseKubernetesMinor(std::string v) {
+  if (v.starts_with("v")) v = v.substr(1);
+  int minor = v.starts_with("1.") ? std::atoi(v.c_str() + 2) : -1;
+  if (minor < alloc::kOldestKnownMinor || minor > alloc::kNewestKnownMinor) {
+    return InvalidArgumentError("--kubernetes-version " + v + ": draco knows 1." +
+                                std::to_string(alloc::kOldestKnownMinor) + " to 1." +
+                                std::to_string(alloc::kNewestKnownMinor));
+  }
+  return minor;
+}
 
 int RunSimulate(const Options& opts, std::ostream& out, std::ostream& err) {
   Simulation sim;

@@ -29,6 +29,8 @@
 #include <string>
 #include <vector>
 
+#include "k8sclient/base/status.h"
+
 namespace draco::simulate {
 
 // A manifest text that is not a file (e.g. a live cluster's objects as a List), with the name
@@ -57,6 +59,10 @@ struct Options {
 };
 
 int RunSimulate(const Options& opts, std::ostream& out, std::ostream& err);
+
+// The minor version of a --kubernetes-version value ("1.35", "v1.35", "1.35.2" -> 35); an
+// INVALID_ARGUMENT "--kubernetes-version V: draco knows 1.X to 1.Y" outside the known range.
+StatusOr<int> ParseKubernetesMinor(std::string v);
 int RunExplain(const Options& opts, std::ostream& out, std::ostream& err);
 
 // argv-style entry points used by the `draco` dispatcher (argv[0] is the subcommand).
