@@ -70,11 +70,8 @@ bool RulesApply(const Features& f, const std::vector<DeviceTaintRule>& rules,
                 const ResourceSlice& s) {
   if (!f.device_taint_rules) return false;
   for (const auto& rule : rules) {
-    if (!rule.has_selector) continue;
-    if (rule.driver && *rule.driver != s.driver) continue;
-    if (rule.pool && *rule.pool != s.pool) continue;
     for (const auto& d : s.devices) {
-      if (!rule.device || *rule.device == d.name) return true;
+      if (rule.Selects(s.driver, s.pool, d.name)) return true;
     }
   }
   return false;
@@ -85,12 +82,8 @@ void MergeTaintRules(const Features& f, const std::vector<DeviceTaintRule>& rule
   // DeviceTaintRules are merged into device taints, rules in order (scheduler's slice tracker).
   if (!f.device_taint_rules) return;
   for (const auto& rule : rules) {
-    if (!rule.has_selector) continue;
-    if (rule.driver && *rule.driver != s.driver) continue;
-    if (rule.pool && *rule.pool != s.pool) continue;
     for (auto& d : s.devices) {
-      if (rule.device && *rule.device != d.name) continue;
-      d.taints.push_back(rule.taint);
+      if (rule.Selects(s.driver, s.pool, d.name)) d.taints.push_back(rule.taint);
     }
   }
 }

@@ -247,6 +247,13 @@ struct DeviceTaintRule {
   bool has_selector = false;
   std::optional<std::string> driver, pool, device;
   DeviceTaint taint;
+
+  // Whether the rule's selector picks this device (as upstream, a rule without a selector picks
+  // none; an unset field matches any value).
+  bool Selects(std::string_view drv, std::string_view pl, std::string_view dev) const {
+    return has_selector && (!driver || *driver == drv) && (!pool || *pool == pl) &&
+           (!device || *device == dev);
+  }
 };
 
 // draco.dev/v1alpha1 AllocationPolicy (crds/draco.dev_allocationpolicies.yaml).

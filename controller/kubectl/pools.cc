@@ -50,19 +50,17 @@ Holders AllocatedDevices(const simulate::Simulation& sim) {
   return h;
 }
 
+// A taint with an effect (not "None") on the device, or from a DeviceTaintRule when the allocator
+// applies those rules (the same selection as the allocator's).
 bool Tainted(const alloc::ResourceSlice& s, const alloc::Device& d,
-             const std::vector<alloc::DeviceTaintRule>& rules) {
+             const std::vector<alloc::DeviceTaintRule>& rules, bool rules_apply) {
   for (const auto& t : d.taints) {
     if (t.effect != "None") return true;
   }
-  for (const auto& r : rules) {
-    if (r.taint.effect == "None") continue;
-    if (r.driver && *r.driver != s.driver) continue;
-    if (r.pool && *r.pool != s.pool) continue;
-    if (r.device && *r.device != d.name) continue;
-    return true;
-  }
-  return false;
+  if (!rules_apply) return false;
+  return std::any_of(rules.begin(), rules.end(), [&](const alloc::DeviceTaintRule& r) {
+    return r.taint.effect != "None" && r.Selects(s.driver, s.pool, d.name);
+  });
 }
 
 // The newest generation of each pool, as the allocator sees pools.
@@ -85,13 +83,13 @@ struct PoolAcc {
 };
 
 void AddDevice(const alloc::ResourceSlice& s, const alloc::Device& d, const Holders& held,
-               const std::vector<alloc::DeviceTaintRule>& rules, PoolAcc& acc,
+               const std::vector<alloc::DeviceTaintRule>& rules, bool rules_apply, PoolAcc& acc,
                std::map<std::tuple<std::string, std::string, std::string>, Sum>& counters) {
   ++acc.row.devices;
   auto h = held.find({s.driver, s.pool, d.name});
   bool allocated = h != held.end();
   allocated ? ++acc.row.allocated : ++acc.row.free;
-  if (Tainted(s, d, rules)) ++acc.row.tainted;
+  if (Tainted(s, d, rules, rules_apply)) ++acc.row.tainted;
   for (const auto& [name, cap] : d.capacity) {
     Sum& sum = acc.capacity[name];
     sum.total += cap.value.nanos;
@@ -186,7 +184,7 @@ PoolsReport ComputePools(simulate::Simulation& sim, const PoolsFilter& filter) {
       acc.row.pool = s->pool;
       acc.row.node = node;
       int64_t was_free = acc.row.free;
-      AddDevice(*s, d, held, sim.in.rules, acc, counters);
+      AddDevice(*s, d, held, sim.in.rules, sim.features.device_taint_rules, acc, counters);
       if (acc.row.free > was_free) (node.empty() ? free_shared : free_on_node[node]) += 1;
     }
   }

@@ -468,6 +468,7 @@ Status Build(const Options& opts, Simulation* sim) {
   cfg.timeout = std::chrono::milliseconds(10000);
   cfg.policies = sim->in.policies;
   cfg.features = features;
+  sim->features = features;
   std::vector<ResourceClaim> allocated;
   for (const auto& c : sim->claims) {
     if (c.allocation) allocated.push_back(c);

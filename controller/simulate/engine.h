@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "controller/allocator/allocator.h"
+#include "controller/allocator/features.h"
 #include "controller/api/types.h"
 #include "controller/feasibility/feasibility.h"
 #include "controller/simulate/simulate.h"
@@ -72,6 +73,7 @@ struct Simulation {
   std::vector<ResourceClaim> claims;  // all claims incl. generated, stable addresses after build
   std::vector<Group> groups;
   std::unique_ptr<alloc::Allocator> allocator;
+  alloc::Features features;  // the allocator's (version defaults and --feature-gates)
 };
 
 struct GroupOutcome {
