@@ -396,6 +396,8 @@ TEST(CodecSchedulingTest, PodGroupAndPodSchedulingGroupRoundTrip) {
   EXPECT_FALSE(pg->spec.resource_claims[0].resource_claim_name.has_value());
   EXPECT_EQ(pg->spec.resource_claims[1].resource_claim_name, "c");
   EXPECT_EQ(pg->status.resource_claim_statuses[0].resource_claim_name, "g-gpu-x1");
+  ASSERT_TRUE(pg->spec.scheduling_policy && pg->spec.scheduling_policy->gang);
+  EXPECT_EQ(pg->spec.scheduling_policy->gang->min_count, 2);
   std::string enc = Encode(*pg);
   EXPECT_NE(enc.find("\"minCount\":2"), std::string::npos) << enc;  // unknown fields survive
   EXPECT_EQ(*Decode<PodGroup>(enc), *pg);

@@ -1,9 +1,10 @@
 // Plain C++ model of scheduling.k8s.io/v1beta1 PodGroup (Kubernetes 1.37, GenericWorkload): the
 // parts the claim lifecycle reads for DRAWorkloadResourceClaims (the group's resource claims and
-// the claims generated for them); everything else (scheduling policy, workloadRef, conditions)
+// the claims generated for them) and the gang minimum; everything else (workloadRef, conditions)
 // is kept in `unknown`. Same conventions as types.h; the codec (codec.h) decodes and encodes it.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,9 +28,25 @@ struct PodGroupResourceClaim {
   friend bool operator==(const PodGroupResourceClaim&, const PodGroupResourceClaim&) = default;
 };
 
+// spec.schedulingPolicy.gang: all-or-nothing placement of at least `min_count` pods.
+struct GangSchedulingPolicy {
+  int64_t min_count = 0;
+  UnknownFields unknown;
+  friend bool operator==(const GangSchedulingPolicy&, const GangSchedulingPolicy&) = default;
+};
+
+// spec.schedulingPolicy: exactly one of basic (kept in `unknown`) and gang.
+struct PodGroupSchedulingPolicy {
+  std::optional<GangSchedulingPolicy> gang;
+  UnknownFields unknown;
+  friend bool operator==(const PodGroupSchedulingPolicy&,
+                         const PodGroupSchedulingPolicy&) = default;
+};
+
 struct PodGroupSpec {
   std::vector<PodGroupResourceClaim> resource_claims;
-  UnknownFields unknown;  // schedulingPolicy, workloadRef, ...
+  std::optional<PodGroupSchedulingPolicy> scheduling_policy;
+  UnknownFields unknown;  // workloadRef, ...
   friend bool operator==(const PodGroupSpec&, const PodGroupSpec&) = default;
 };
 
