@@ -15,7 +15,8 @@ constexpr AllocationResult kAllocationResults[] = {
 constexpr PendingReason kPendingReasons[] = {
     PendingReason::kNoNodeFits,        PendingReason::kDevicesUnavailable,
     PendingReason::kAllocationError,   PendingReason::kWriteConflict,
-    PendingReason::kClaimBeingDeleted, PendingReason::kInvalidConstraints};
+    PendingReason::kClaimBeingDeleted, PendingReason::kInvalidConstraints,
+    PendingReason::kGroupIncomplete,   PendingReason::kWaitingForGroup};
 
 prometheus::ClientMetric GaugeValue(double v) {
   prometheus::ClientMetric m;
@@ -67,6 +68,10 @@ std::string_view PendingReasonName(PendingReason r) {
       return "claim_being_deleted";
     case PendingReason::kInvalidConstraints:
       return "invalid_scheduling_constraints";
+    case PendingReason::kGroupIncomplete:
+      return "group_incomplete";
+    case PendingReason::kWaitingForGroup:
+      return "waiting_for_group";
   }
   return "unknown";
 }

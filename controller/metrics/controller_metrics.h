@@ -55,6 +55,8 @@ enum class PendingReason {
   kWriteConflict,       // the allocation lost an optimistic-concurrency race
   kClaimBeingDeleted,   // a claim of the pod is being deleted
   kInvalidConstraints,  // the pod's scheduling constraints are invalid
+  kGroupIncomplete,     // a group member waits for the group's other members to exist
+  kWaitingForGroup,     // another group reserves capacity (ControllerOptions::group_reserve_after)
 };
 std::string_view PendingReasonName(PendingReason r);
 

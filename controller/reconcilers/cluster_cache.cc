@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <charconv>
 
+#include "controller/group/group.h"
+
 namespace draco::reconcilers {
 namespace {
 
@@ -44,6 +46,14 @@ void ClusterCache::IndexPodLocked(const std::string& key, const api::Pod& p, int
         it->second.erase(key);
         if (it->second.empty()) pods_by_claim_.erase(it);
       }
+    }
+  }
+  if (std::string g = group::GroupKeyOf(p); !g.empty()) {
+    if (sign > 0) {
+      pods_by_group_[g].insert(key);
+    } else if (auto it = pods_by_group_.find(g); it != pods_by_group_.end()) {
+      it->second.erase(key);
+      if (it->second.empty()) pods_by_group_.erase(it);
     }
   }
   if (sign < 0) live_pods_.erase(key);

@@ -135,6 +135,8 @@ class ClusterCache {
   PodGroupPtr GetPodGroup(const std::string& ns, const std::string& name) const;
   // Pods of namespace `ns` whose spec.schedulingGroup names PodGroup `group`.
   std::vector<PodPtr> PodGroupMembers(const std::string& ns, const std::string& group) const;
+  // Pods whose group key (group::GroupKeyOf) is `group_key`, in pod-key order.
+  std::vector<PodPtr> GroupMembers(const std::string& group_key) const;
   // The cluster as kube-scheduler's filters see it, for scheduling the pod `exclude_pod_key`
   // ("ns/name", left out): nodes by name, and as placed pods every pod bound to a node
   // (spec.nodeName, not finished), every pod draco released for a node and every pod
@@ -228,6 +230,7 @@ class ClusterCache {
 
   std::unordered_map<std::string, std::set<std::string>> claims_by_owner_;  // pod uid -> keys
   std::unordered_map<std::string, std::set<std::string>> pods_by_claim_;    // ns/claim -> pods
+  std::unordered_map<std::string, std::set<std::string>> pods_by_group_;    // group key -> pods
   std::map<std::string, std::set<std::string>> slices_by_node_;
   std::map<std::pair<std::string, std::string>, std::set<std::string>> slices_by_pool_;
   std::map<DeviceId, std::vector<DeviceUse>> allocated_;

@@ -76,6 +76,17 @@ std::vector<PodPtr> ClusterCache::PodGroupMembers(const std::string& ns,
   return out;
 }
 
+std::vector<PodPtr> ClusterCache::GroupMembers(const std::string& group_key) const {
+  std::shared_lock l(mu_);
+  std::vector<PodPtr> out;
+  auto it = pods_by_group_.find(group_key);
+  if (it == pods_by_group_.end()) return out;
+  for (const auto& key : it->second) {
+    if (auto p = pods_.find(key); p != pods_.end()) out.push_back(p->second);
+  }
+  return out;
+}
+
 feasibility::Snapshot ClusterCache::FeasibilitySnapshot(const std::string& exclude_pod_key) const {
   std::shared_lock l(mu_);
   feasibility::Snapshot s = storage_;

@@ -7,6 +7,7 @@
 
 #include "controller/api/extended_resource.h"
 #include "controller/feasibility/feasibility.h"
+#include "controller/reconcilers/controller_util.h"
 #include "controller/reconcilers/extended_resource.h"
 #include "controller/reconcilers/node_fit.h"
 #include "k8sclient/api_error.h"
@@ -18,26 +19,6 @@ constexpr size_t kMaxDeletedUids = 500;  // upstream's deleted-pod UID LRU size
 constexpr int kExplainedNodes = 5;       // per-node reasons quoted in a FailedAllocation Event
 // With DRAWorkloadResourceClaims off, how often a claim still reserved for a PodGroup is checked.
 constexpr Clock::Duration kPodGroupRecheck = std::chrono::minutes(1);
-
-std::string ClaimKey(const api::ResourceClaim& c) {
-  return c.metadata.namespace_ + "/" + c.metadata.name;
-}
-
-EventTarget PodTarget(const api::Pod& p) {
-  return {"v1", "Pod", p.metadata.namespace_, p.metadata.name, p.metadata.uid};
-}
-EventTarget ClaimTarget(const api::ResourceClaim& c) {
-  return {"resource.k8s.io/v1", "ResourceClaim", c.metadata.namespace_, c.metadata.name,
-          c.metadata.uid};
-}
-
-// Requeue policy for write failures: conflicts and "not found" are expected races that the next
-// sync resolves from fresher state.
-Status WriteError(const Status& s, const std::string& what) { return s.WithPrefix(what); }
-
-double SecondsSince(const Clock& clock, Clock::TimePoint start) {
-  return std::chrono::duration<double>(clock.Now() - start).count();
-}
 
 }  // namespace
 
@@ -173,6 +154,7 @@ void Controller::Park(const std::string& key) {
 }
 
 void Controller::OnAllocationInputsChanged() {
+  ++wakeups_;
   std::set<std::string> keys;
   {
     std::lock_guard<std::mutex> l(mu_);
@@ -206,7 +188,8 @@ StatusOr<Result> Controller::Reconcile(const Request& r) {
 // ---------------------------------------------------------------------------------------------
 // Pods
 
-StatusOr<bool> Controller::EnsureGeneratedClaims(const api::Pod& pod, PodClaims& out) {
+StatusOr<bool> Controller::EnsureGeneratedClaims(const api::Pod& pod, PodClaims& out,
+                                                 bool may_write) {
   const std::string& ns = pod.metadata.namespace_;
   std::vector<api::PodResourceClaimStatus> desired;
   bool changed = false;
@@ -248,6 +231,11 @@ StatusOr<bool> Controller::EnsureGeneratedClaims(const api::Pod& pod, PodClaims&
       }
     }
     if (!claim) claim = cache_.FindGeneratedClaim(pod.metadata.uid, pc.name);
+    if (!claim && !may_write) {
+      out.missing.push_back("for claim " + pc.name + " of pod " + pod.metadata.name);
+      out.claims.push_back(nullptr);
+      continue;
+    }
     if (!claim) {
       TemplatePtr tmpl = cache_.GetTemplate(ns, *pc.resource_claim_template_name);
       if (!tmpl) {
@@ -296,7 +284,7 @@ StatusOr<bool> Controller::EnsureGeneratedClaims(const api::Pod& pod, PodClaims&
     desired.push_back(std::move(st));
     out.claims.push_back(std::move(claim));
   }
-  if (!changed) return false;
+  if (!changed || !may_write) return false;
   auto applied = writer_.ApplyPodClaimStatuses(pod, desired);
   if (!applied.ok()) return WriteError(applied.status(), "apply pod resourceClaimStatuses");
   if (*applied) cache_.AssumePod(*applied);
@@ -323,7 +311,10 @@ StatusOr<Result> Controller::SyncPod(const std::string& ns, const std::string& n
   if (!ensured.ok()) return ensured.status();
   if (!pod->spec.node_name.empty()) return ReserveForBoundPod(*pod, claims);
   if (!options_.allocate) return Result{};
-  if (HasSchedulingGate(*pod)) return AllocateForPod(*pod, claims);
+  if (HasSchedulingGate(*pod)) {
+    if (auto g = GroupOfPod(*pod)) return SyncGroupMember(*pod, claims, *g);
+    return AllocateForPod(*pod, claims);
+  }
   return RecoverUnschedulable(*pod, claims);  // the scheduler deals with released pods
 }
 
@@ -350,7 +341,8 @@ void Controller::ReportFailure(const api::Pod* pod, const std::vector<ClaimPtr>&
   }
 }
 
-StatusOr<Result> Controller::AllocateForPod(const api::Pod& pod, const PodClaims& pc) {
+StatusOr<Result> Controller::AllocateForPod(const api::Pod& pod, const PodClaims& pc,
+                                            const std::string* selector) {
   const std::string pod_key = pod.metadata.namespace_ + "/" + pod.metadata.name;
   const std::string queue_key = QueueKey("pod", pod.metadata.namespace_, pod.metadata.name);
   if (!pc.missing.empty()) {
@@ -381,8 +373,22 @@ StatusOr<Result> Controller::AllocateForPod(const api::Pod& pod, const PodClaims
     if (auto held = HoldForBindingConditions(pod, pc)) return *held;
     if (pc.planned_extended) ReleasePlannedExtended(pod.metadata.uid);  // planned again below
   }
+  if (!to_allocate.empty() || pc.planned_extended) {
+    std::optional<group::GroupRef> g = GroupOfPod(pod);
+    if (auto held = HeldForGroup(g ? g->key : ""); held) {
+      events_.Record(PodTarget(pod), "Normal", "WaitingForGroup", *held);
+      if (metrics_) metrics_->IncPending(metrics::PendingReason::kWaitingForGroup);
+      Park(queue_key);
+      return Result{};
+    }
+  }
   std::vector<ClaimPtr> planned = to_allocate;  // what the allocator decides on
   if (pc.planned_extended) planned.push_back(pc.planned_extended);
+  if (selector) {
+    for (auto& c : planned) {
+      c = std::make_shared<const api::ResourceClaim>(group::Constrained(*c, *selector));
+    }
+  }
   std::string node;
   // Pin the pod to `node` (and reserve its claims at allocation time) only when an allocation
   // restricts it to that node alone and draco checked every constraint of the pod.
@@ -420,7 +426,7 @@ StatusOr<Result> Controller::AllocateForPod(const api::Pod& pod, const PodClaims
       node = filtered.fit.front()->metadata.name;
     } else {
       auto start = clock_.Now();
-      AllocateRequest req{pod_key, planned, filtered.fit};
+      AllocateRequest req{pod_key, planned, filtered.fit, ""};
       AllocateResponse resp = allocator_.Allocate(req);
       double secs = SecondsSince(clock_, start);
       if (resp.kind != AllocateResponse::Kind::kAllocated) {
@@ -549,7 +555,7 @@ StatusOr<Result> Controller::AllocateStandalone(const api::ResourceClaim& claim)
   if (allocating_.count(key)) return Result{options_.busy_retry};
   auto filtered = FilterNodes(nullptr, cache_.Nodes(), {}, cache_);
   auto start = clock_.Now();
-  AllocateResponse resp = allocator_.Allocate(AllocateRequest{"", {self}, filtered.fit});
+  AllocateResponse resp = allocator_.Allocate(AllocateRequest{"", {self}, filtered.fit, ""});
   double secs = SecondsSince(clock_, start);
   if (resp.kind != AllocateResponse::Kind::kAllocated) {
     l.unlock();

@@ -63,6 +63,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "controller/group/group.h"
 #include "controller/metrics/controller_metrics.h"
 #include "controller/reconcilers/cluster_cache.h"
 #include "controller/reconcilers/interfaces.h"
@@ -103,6 +104,15 @@ struct ControllerOptions {
   // group's pods and reserve them for the group (off: pods get their own claims, as the API
   // server drops spec.resourceClaims of PodGroups with the gate off).
   bool workload_claims = false;
+  // All-or-nothing groups (group_sync.cc, controller/group/group.h): the gated members of a group
+  // are allocated in one decision once its minimum is there, and released together.
+  bool groups = true;
+  // Fairness: a group that has waited `group_reserve_after` since its first failed placement
+  // reserves: no other pod or group is allocated (they stay gated, Event WaitingForGroup) until
+  // it is placed or gone, for at most `group_reserve_max`; then it goes to the back of the line
+  // (its wait starts again) and everything waiting is retried. One group reserves at a time.
+  Clock::Duration group_reserve_after = std::chrono::minutes(2);
+  Clock::Duration group_reserve_max = std::chrono::minutes(10);
 };
 
 class Controller {
@@ -145,7 +155,9 @@ class Controller {
     // as draco plans it (never written; see extended_resource.h).
     ClaimPtr planned_extended;
   };
-  StatusOr<bool> EnsureGeneratedClaims(const api::Pod& pod, PodClaims& out);
+  // `may_write` false: resolve only (a missing generated claim is reported in `out.missing`, the
+  // pod's status is not applied); used for the other members of a group.
+  StatusOr<bool> EnsureGeneratedClaims(const api::Pod& pod, PodClaims& out, bool may_write = true);
   // The pod's PodGroup when the gate is on and the pod names one; NotFound while the group is
   // not in the cache (upstream waits for it too). Null otherwise.
   StatusOr<PodGroupPtr> PodGroupOfPod(const api::Pod& pod);
@@ -160,7 +172,34 @@ class Controller {
   // The claim was generated for a PodGroup that is gone (deleted, or replaced by another UID).
   bool OwnerPodGroupGone(const api::ResourceClaim& claim);
   StatusOr<Result> ReserveForBoundPod(const api::Pod& pod, const PodClaims& claims);
-  StatusOr<Result> AllocateForPod(const api::Pod& pod, const PodClaims& claims);
+  // `selector`: a CEL device selector every new allocation must also satisfy (a group's
+  // match-attribute domain), or null.
+  StatusOr<Result> AllocateForPod(const api::Pod& pod, const PodClaims& claims,
+                                  const std::string* selector = nullptr);
+  // Groups (group_sync.cc). The pod's group, when groups are on and it is in one.
+  std::optional<group::GroupRef> GroupOfPod(const api::Pod& pod) const;
+  // A gated member's sync: waits for the minimum, places the group (AllocateGroup), or, once the
+  // minimum runs, allocates a late member alone in the group's domain.
+  StatusOr<Result> SyncGroupMember(const api::Pod& pod, const PodClaims& claims,
+                                   const group::GroupRef& g);
+  struct GroupMember;
+  StatusOr<Result> AllocateGroup(const api::Pod& pod, const PodClaims& claims,
+                                 const group::GroupRef& g, const std::vector<PodPtr>& gated,
+                                 size_t released);
+  // Writes the placed members' allocations, then releases them all (or rolls the writes back).
+  StatusOr<Result> CommitGroup(const group::GroupRef& g, std::vector<GroupMember>& members,
+                               const std::vector<size_t>& placed);
+  // Deallocates the allocated claims of gated members that only this group's gated members use
+  // (what a draco that stopped between a group's writes left behind). Returns how many.
+  StatusOr<size_t> RollBackGroup(const group::GroupRef& g, const std::vector<GroupMember>& members);
+  // The domain (match-attribute value) the group's allocated claims already use, if any.
+  std::optional<std::string> GroupDomainInUse(const group::GroupRef& g,
+                                              const std::vector<PodPtr>& members) const;
+  // Fairness: the message when another group reserves capacity and `own_group` ("" for a pod in
+  // none) must wait; nullopt otherwise. Ends an expired reservation.
+  std::optional<std::string> HeldForGroup(const std::string& own_group);
+  void NoteGroupFailure(const group::GroupRef& g, size_t gated);
+  void NoteGroupPlaced(const std::string& group_key);
   StatusOr<Result> AllocateStandalone(const api::ResourceClaim& claim);
   // Step 4 of the pod sync (safety_net.cc). Acts at most once per scheduler report (condition
   // transition time + message) and pod, with an exponential delay between repeated actions.
@@ -211,6 +250,22 @@ class Controller {
   std::mutex alloc_mu_;                         // serialises allocation decisions
   std::unordered_set<std::string> allocating_;  // claim keys being written (guarded by alloc_mu_)
   std::map<std::string, ClaimPtr> planned_extended_;  // pod UID -> held plan (alloc_mu_)
+  // Groups being decided or written by a worker (alloc_mu_).
+  std::set<std::string> groups_busy_;
+  // Groups that failed to fit: since when, and the inputs then (alloc_mu_).
+  struct GroupWait {
+    Clock::TimePoint since;
+    uint64_t wakeups = 0;  // wakeups_ then: the same inputs give the same answer
+    size_t gated = 0;
+  };
+  std::map<std::string, GroupWait> group_waits_;
+  struct Reservation {
+    std::string group_key;
+    std::string display;
+    Clock::TimePoint start;
+  };
+  std::optional<Reservation> reservation_;  // alloc_mu_
+  std::atomic<uint64_t> wakeups_{0};        // OnAllocationInputsChanged calls
 
   mutable std::mutex mu_;
   std::set<std::string> parked_;  // queue keys waiting for an allocation-relevant change

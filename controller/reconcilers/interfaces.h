@@ -89,6 +89,8 @@ struct AllocateRequest {
   std::string pod_key;  // "" for a standalone (immediate) claim
   std::vector<ClaimPtr> claims;
   std::vector<NodePtr> candidates;
+  // A candidate to try first (a group member goes where the previous member went), or "".
+  std::string prefer_node;
 };
 
 struct AllocateResponse {

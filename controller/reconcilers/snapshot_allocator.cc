@@ -146,6 +146,11 @@ AllocateResponse SnapshotAllocator::AllocateOnce(const AllocateRequest& req,
     return resp;
   }
   size_t start = next_start_++ % nodes.size();
+  if (!req.prefer_node.empty()) {
+    for (size_t k = 0; k < nodes.size(); ++k) {
+      if (nodes[k].name == req.prefer_node) start = k;
+    }
+  }
   alloc::Outcome out = alloc_->AllocateOnAnyNode(nodes, ptrs, start);
   switch (out.kind) {
     case alloc::Outcome::Kind::kAllocated: {

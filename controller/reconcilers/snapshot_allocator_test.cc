@@ -61,7 +61,7 @@ class SnapshotAllocatorTest : public ::testing::Test {
   AllocateResponse AllocateAndStore(const std::string& name) {
     ClaimPtr c = Claim(name);
     cache.UpsertClaim(c);
-    AllocateResponse r = allocator.Allocate(AllocateRequest{"", {c}, nodes});
+    AllocateResponse r = allocator.Allocate(AllocateRequest{"", {c}, nodes, ""});
     if (r.kind == AllocateResponse::Kind::kAllocated) {
       api::ResourceClaim stored = *c;
       stored.metadata.resource_version = "2";
@@ -75,7 +75,7 @@ class SnapshotAllocatorTest : public ::testing::Test {
   std::pair<ClaimPtr, std::string> AllocateInFlight(const std::string& name) {
     ClaimPtr c = Claim(name);
     cache.UpsertClaim(c);
-    AllocateResponse r = allocator.Allocate(AllocateRequest{"", {c}, nodes});
+    AllocateResponse r = allocator.Allocate(AllocateRequest{"", {c}, nodes, ""});
     EXPECT_EQ(r.kind, AllocateResponse::Kind::kAllocated) << r.message;
     if (r.kind != AllocateResponse::Kind::kAllocated) return {c, ""};
     const auto& d = r.results[0].devices.results[0];
@@ -233,9 +233,9 @@ TEST_F(SnapshotAllocatorTest, PolicyLimitsCountOwnInFlightAndObservedAllocations
   cache.UpsertClaim(std::make_shared<const api::ResourceClaim>(foreign));
   // Own allocation: in flight (not yet in the cache) must count as well.
   ClaimPtr a = Claim("a");
-  auto ra = allocator.Allocate(AllocateRequest{"", {a}, nodes});
+  auto ra = allocator.Allocate(AllocateRequest{"", {a}, nodes, ""});
   ASSERT_EQ(ra.kind, AllocateResponse::Kind::kAllocated) << ra.message;
-  auto rb = allocator.Allocate(AllocateRequest{"", {Claim("b")}, nodes});
+  auto rb = allocator.Allocate(AllocateRequest{"", {Claim("b")}, nodes, ""});
   EXPECT_EQ(rb.kind, AllocateResponse::Kind::kUnschedulable);
   EXPECT_NE(rb.message.find("AllocationPolicy quota"), std::string::npos) << rb.message;
   EXPECT_NE(rb.message.find("namespace ns"), std::string::npos) << rb.message;
