@@ -158,8 +158,8 @@ StatusOr<Flags> ParseFlags(int argc, char** argv) {
       value = name.substr(eq + 1);
       name = name.substr(0, eq);
     }
-    const bool is_bool =
-        name == "leader-elect" || name == "allocate" || name == "pin-allocated-node";
+    const bool is_bool = name == "leader-elect" || name == "allocate" ||
+                         name == "pin-allocated-node" || name == "groups";
     if (!value && !is_bool) {
       if (i + 1 >= argc) return InvalidArgumentError("flag --" + name + " needs a value");
       value = argv[++i];
@@ -182,6 +182,8 @@ StatusOr<Flags> ParseFlags(int argc, char** argv) {
       st = set_bool(f.allocate);
     } else if (name == "pin-allocated-node") {
       st = set_bool(f.pin_allocated_node);
+    } else if (name == "groups") {
+      st = set_bool(f.groups);
     } else if (name == "leader-elect-namespace") {
       f.leader_elect_namespace = v;
     } else if (name == "leader-elect-lease-name") {
@@ -200,6 +202,13 @@ StatusOr<Flags> ParseFlags(int argc, char** argv) {
         return InvalidArgumentError("--binding-timeout must be at least 1s");
       }
       f.binding_timeout = *d;
+    } else if (name == "group-reserve-after" || name == "group-reserve-max") {
+      auto d = ParseDuration(v);
+      if (!d.ok()) return d.status().WithPrefix("--" + name);
+      if (*d < std::chrono::seconds(1)) {
+        return InvalidArgumentError("--" + name + " must be at least 1s");
+      }
+      (name == "group-reserve-after" ? f.group_reserve_after : f.group_reserve_max) = *d;
     } else if (name == "metrics-bind-address") {
       f.metrics_bind_address = v;
     } else if (name == "health-probe-bind-address") {
@@ -308,6 +317,15 @@ std::string FlagUsage() {
        "                                     conditions before draco allocates its claim again\n"
        "                                     (default " +
        secs(d.binding_timeout) + "; use kube-scheduler's bindingTimeout)\n";
+  u += "  --groups BOOL                      place pod groups (PodGroup gangs, draco.dev/group,\n"
+       "                                     LeaderWorkerSet, JobSet, Kueue) all-or-nothing\n"
+       "                                     (default true)\n";
+  u += "  --group-reserve-after D            a group that has not fit for this long reserves\n"
+       "                                     capacity: other allocations wait (default " +
+       secs(d.group_reserve_after) + ")\n";
+  u += "  --group-reserve-max D              longest reservation; then the group waits at the\n"
+       "                                     back again (default " +
+       secs(d.group_reserve_max) + ")\n";
   u += "  --allocation-policy-recheck-interval SECONDS\n"
        "                                     look for the AllocationPolicy CRD again while it is\n"
        "                                     not installed (default " +
@@ -424,7 +442,7 @@ int RunMain(int argc, char** argv) {
   reconcilers::Informers informers(
       **client, cache, clock, std::chrono::seconds(flags->allocation_policy_recheck_seconds),
       profile->device_taint_rules,
-      profile->pod_groups && profile->features.workload_resource_claims);
+      profile->pod_groups && (profile->features.workload_resource_claims || flags->groups));
   std::unique_ptr<admission::Webhook> webhook;  // every replica serves it, leader or not
   if (flags->webhook.bind_address != "0") {
     auto opts = admission::ToWebhookOptions(flags->webhook, flags->leader_elect_namespace);

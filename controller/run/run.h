@@ -59,6 +59,10 @@ struct Flags {
   // How long a gated pod waits for its devices' binding conditions after the allocation before
   // draco allocates again (kube-scheduler's DynamicResourcesArgs.bindingTimeout, default 10m).
   std::chrono::milliseconds binding_timeout{600000};
+  // All-or-nothing groups (ControllerOptions::groups, group_reserve_after/max).
+  bool groups = true;
+  std::chrono::milliseconds group_reserve_after{120000};
+  std::chrono::milliseconds group_reserve_max{600000};
   // kube-scheduler DRA gate overrides on top of the server version's defaults.
   std::string feature_gates;
   int verbosity = 0;

@@ -94,6 +94,20 @@ TEST(ParseFlagsTest, HelpAndPolicyRecheckInterval) {
   EXPECT_FALSE(Parse({"--allocation-policy-recheck-interval=0"}).ok());
 }
 
+TEST(ParseFlagsTest, Groups) {
+  auto d = Parse({});
+  ASSERT_TRUE(d.ok());
+  EXPECT_TRUE(d->groups);
+  EXPECT_EQ(d->group_reserve_after, std::chrono::minutes(2));
+  EXPECT_EQ(d->group_reserve_max, std::chrono::minutes(10));
+  auto f = Parse({"--groups=false", "--group-reserve-after=20s", "--group-reserve-max", "1m"});
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_FALSE(f->groups);
+  EXPECT_EQ(f->group_reserve_after, std::chrono::seconds(20));
+  EXPECT_EQ(f->group_reserve_max, std::chrono::minutes(1));
+  EXPECT_FALSE(Parse({"--group-reserve-after=0s"}).ok());
+}
+
 TEST(ParseFlagsTest, BindingTimeout) {
   EXPECT_EQ(Parse({})->binding_timeout, std::chrono::minutes(10));  // kube-scheduler's default
   auto f = Parse({"--binding-timeout=25s"});

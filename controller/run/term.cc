@@ -39,6 +39,9 @@ ControllerTerm::ControllerTerm(const TermDeps& deps, k8s::RestClient& writes) : 
   co.binding_timeout = deps.flags.binding_timeout;
   co.extended_resources = deps.features.extended_resource;
   co.workload_claims = deps.features.workload_resource_claims;
+  co.groups = deps.flags.groups;
+  co.group_reserve_after = deps.flags.group_reserve_after;
+  co.group_reserve_max = deps.flags.group_reserve_max;
   controller_ = std::make_unique<reconcilers::Controller>(
       deps.cache, *writer_, *allocator_, *recorder_, *enqueuer_, deps.clock, &deps.metrics, co);
   deps.informers.SetEventSink(recorder_.get());
