@@ -113,6 +113,9 @@ struct ControllerOptions {
   // (its wait starts again) and everything waiting is retried. One group reserves at a time.
   Clock::Duration group_reserve_after = std::chrono::minutes(2);
   Clock::Duration group_reserve_max = std::chrono::minutes(10);
+  // Testing only (e2e crash test, env DRACO_TESTING_EXIT_AFTER_GROUP_WRITES): when > 0, the
+  // process exits at once after writing that many members' allocations of a group.
+  int testing_exit_after_group_writes = 0;
 };
 
 class Controller {

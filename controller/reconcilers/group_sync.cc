@@ -11,6 +11,7 @@
 // as placed if the rest fits, and otherwise deallocates them (RollBackGroup), so no device stays
 // with a partial group.
 #include <algorithm>
+#include <cstdlib>
 
 #include <spdlog/spdlog.h>
 
@@ -292,7 +293,11 @@ StatusOr<Result> Controller::CommitGroup(const group::GroupRef& g,
     }
     st = WriteAllocations(reserve, m.to_allocate, m.results);
     if (!st.ok()) break;
-    ++written;
+    if (++written == static_cast<size_t>(options_.testing_exit_after_group_writes)) {
+      spdlog::warn("{}: exiting after {} member write(s) (testing)", g.display, written);
+      spdlog::shutdown();
+      std::_Exit(86);
+    }
   }
   {
     std::lock_guard<std::mutex> l(alloc_mu_);
