@@ -77,10 +77,12 @@ step "e2e with the workload-claims profile (PodGroup claims)"
     DRACO_ETCD_PEER_PORT=28000 DRACO_E2E_WORKLOAD_CLAIMS=1 DRACO_BUILD_DIR="$BUILD"
   trap 'e2e/cluster/down.sh >/dev/null 2>&1 || true' EXIT
   e2e/cluster/up.sh --nodes 4 >"$DRACO_E2E_DIR.up.log" 2>&1 || { cat "$DRACO_E2E_DIR.up.log"; exit 1; }
-  if ! bash e2e/tests/draco_podgroup_claims_test.sh; then
-    echo "=== retrying once: draco_podgroup_claims_test"
-    bash e2e/tests/draco_podgroup_claims_test.sh
-  fi
+  for t in draco_podgroup_claims_test draco_podgroup_gang_test; do
+    if ! bash e2e/tests/$t.sh; then
+      echo "=== retrying once: $t"
+      bash e2e/tests/$t.sh
+    fi
+  done
 )
 
 if [[ -f scripts/tsan-targets.txt ]]; then
