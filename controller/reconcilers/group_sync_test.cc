@@ -133,6 +133,21 @@ TEST_F(GroupSyncTest, WaitsForTheMinimumThenPlacesAndReleasesAllTogether) {
   for (int i = 0; i < 4; ++i) EXPECT_FALSE(Gated("w" + std::to_string(i))) << i;
 }
 
+TEST_F(GroupSyncTest, AGroupPacksIntoTheFewestNodes) {
+  AddNodes(4, 4, 1);  // 16 devices on 4 nodes; 4 members x 2 fill 2 nodes
+  for (int i = 0; i < 4; ++i) AddPod(Member("w" + std::to_string(i), "train", 4));
+  Settle();
+  std::set<std::string> nodes;
+  ASSERT_EQ(Allocated(nullptr, &nodes), 4u);
+  EXPECT_EQ(nodes.size(), 2u);
+  // Single pods rotate their start node instead (upstream's spreading of ties).
+  for (int i = 0; i < 2; ++i) AddPod(Member("s" + std::to_string(i), "", 0));
+  Settle();
+  std::set<std::string> all;
+  Allocated(nullptr, &all);
+  EXPECT_GE(all.size(), 3u);
+}
+
 TEST_F(GroupSyncTest, AGroupThatDoesNotFitHoldsNothing) {
   AddNodes(3, 2, 1);  // 3 nodes x 2 devices: 3 members of 2 fit, 4 do not
   for (int i = 0; i < 4; ++i) AddPod(Member("w" + std::to_string(i), "train", 4));
