@@ -189,6 +189,19 @@ class Controller {
   StatusOr<Result> AllocateGroup(const api::Pod& pod, const PodClaims& claims,
                                  const group::GroupRef& g, const std::vector<PodPtr>& gated,
                                  size_t released);
+  // The claims of every gated member (`pc` for `pod`, resolved without writes for the others);
+  // false while one is missing or being deleted (that member's own sync comes back).
+  bool ResolveGroupMembers(const api::Pod& pod, const PodClaims& pc,
+                           const std::vector<PodPtr>& gated, std::vector<GroupMember>& members);
+  // Places one member (under alloc_mu_): node filter, then the allocator with its claims
+  // restricted to `dom` (null: any device), starting at `prefer`. The result stays in flight.
+  group::MemberOutcome TryGroupMember(GroupMember& m, const group::Domain* dom,
+                                      const std::string& prefer);
+  // A failed plan: Events on every member, rollback of a half-written group, wait bookkeeping.
+  StatusOr<Result> GroupDoesNotFit(const group::GroupRef& g,
+                                   const std::vector<GroupMember>& members,
+                                   const group::PlanOutcome& out,
+                                   const std::vector<group::Domain>& domains, double secs);
   // Writes the placed members' allocations, then releases them all (or rolls the writes back).
   StatusOr<Result> CommitGroup(const group::GroupRef& g, std::vector<GroupMember>& members,
                                const std::vector<size_t>& placed);

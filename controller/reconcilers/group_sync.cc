@@ -124,30 +124,7 @@ StatusOr<Result> Controller::AllocateGroup(const api::Pod& pod, const PodClaims&
   } release{this, g.key};
 
   std::vector<GroupMember> members(gated.size());
-  for (size_t i = 0; i < gated.size(); ++i) {
-    GroupMember& m = members[i];
-    m.pod = gated[i];
-    if (m.pod->metadata.uid == pod.metadata.uid) {
-      m.claims = pc;
-    } else {
-      if (options_.extended_resources) {
-        m.claims.planned_extended = PlannedExtendedClaim(*m.pod, cache_.ClassModels());
-      }
-      auto st = EnsureGeneratedClaims(*m.pod, m.claims, /*may_write=*/false);
-      if (!st.ok() || !m.claims.missing.empty()) {
-        // That member's own sync creates its claims and then decides for the group.
-        return Result{};
-      }
-    }
-    for (const auto& c : m.claims.claims) {
-      if (c->metadata.deletion_timestamp) {
-        ReportFailure(m.pod.get(), {c}, "ClaimBeingDeleted",
-                      "ResourceClaim " + c->metadata.name + " is being deleted");
-        return Result{};
-      }
-      (c->status.allocation ? m.allocated : m.to_allocate).push_back(c);
-    }
-  }
+  if (!ResolveGroupMembers(pod, pc, gated, members)) return Result{};
   if (auto held = HeldForGroup(g.key)) {
     if (metrics_) metrics_->IncPending(metrics::PendingReason::kWaitingForGroup);
     for (const auto& m : members) {
@@ -184,51 +161,10 @@ StatusOr<Result> Controller::AllocateGroup(const api::Pod& pod, const PodClaims&
     }
   }
   std::vector<size_t> tried;
-  auto try_member = [&](size_t i, const group::Domain* dom,
-                        const std::string& prefer) -> group::MemberOutcome {
-    GroupMember& m = members[i];
-    const api::Pod& p = *m.pod;
-    if (Status v = feasibility::ValidatePod(p); !v.ok()) {
-      return {false, "", "invalid scheduling constraints: " + v.message()};
-    }
-    auto filtered = FilterNodes(&p, cache_.Nodes(), m.allocated, cache_);
-    if (filtered.fit.empty()) {
-      return {false, "", "cannot schedule pod: " + filtered.Summary(cache_.Nodes().size())};
-    }
-    std::vector<ClaimPtr> planned = m.to_allocate;
-    if (m.claims.planned_extended) planned.push_back(m.claims.planned_extended);
-    if (planned.empty()) {  // every claim allocated already (an earlier, interrupted decision)
-      m.node = filtered.fit.front()->metadata.name;
-      for (const auto& n : filtered.fit) {
-        if (n->metadata.name == prefer) m.node = prefer;
-      }
-      cache_.NominatePod(PodKey(p), m.node);
-      tried.push_back(i);
-      return {true, m.node, ""};
-    }
-    std::vector<ClaimPtr> asked;
-    for (const auto& c : planned) {
-      asked.push_back(
-          dom ? std::make_shared<const api::ResourceClaim>(group::Constrained(*c, dom->selector))
-              : c);
-    }
-    AllocateResponse resp =
-        allocator_.Allocate(AllocateRequest{PodKey(p), asked, filtered.fit, prefer});
-    if (resp.kind != AllocateResponse::Kind::kAllocated) return {false, "", resp.message};
-    m.node = resp.node;
-    m.in_flight = planned;
-    const bool may_pin = options_.pin_node && feasibility::CoversPod(p);
-    m.pin = false;
-    for (const auto& r : resp.results) m.pin = m.pin || SelectsOnlyNode(r.node_selector, m.node);
-    for (const auto& c : m.allocated) {
-      m.pin = m.pin || SelectsOnlyNode(c->status.allocation->node_selector, m.node);
-    }
-    m.pin = m.pin && may_pin;
-    if (m.claims.planned_extended) resp.results.pop_back();  // kube-scheduler writes that one
-    m.results = std::move(resp.results);
-    cache_.NominatePod(PodKey(p), m.node);
-    tried.push_back(i);
-    return {true, m.node, ""};
+  auto try_member = [&](size_t i, const group::Domain* dom, const std::string& prefer) {
+    group::MemberOutcome o = TryGroupMember(members[i], dom, prefer);
+    if (o.placed) tried.push_back(i);
+    return o;
   };
   auto undo = [&] {
     for (size_t i : tried) {
@@ -247,21 +183,7 @@ StatusOr<Result> Controller::AllocateGroup(const api::Pod& pod, const PodClaims&
   double secs = SecondsSince(clock_, start);
   if (!out.ok) {
     l.unlock();
-    std::string msg =
-        "cannot place the group: " +
-        group::DescribeFailure(g, out, domains, PodKey(*members[out.failed_member].pod));
-    if (metrics_) {
-      metrics_->ObserveAllocation(metrics::AllocationResult::kUnschedulable, secs);
-      metrics_->IncPending(metrics::PendingReason::kDevicesUnavailable);
-    }
-    for (const auto& m : members) ReportFailure(m.pod.get(), {}, "FailedAllocation", msg);
-    auto rolled = RollBackGroup(g, members);
-    if (!rolled.ok()) return rolled.status();
-    NoteGroupFailure(g, gated.size());
-    for (const auto& m : members) {
-      Park(QueueKey("pod", m.pod->metadata.namespace_, m.pod->metadata.name));
-    }
-    return Result{};
+    return GroupDoesNotFit(g, members, out, domains, secs);
   }
   if (metrics_) metrics_->ObserveAllocation(metrics::AllocationResult::kSuccess, secs);
   for (size_t i : out.placed) {
@@ -272,6 +194,102 @@ StatusOr<Result> Controller::AllocateGroup(const api::Pod& pod, const PodClaims&
                out.domain ? " in " + g.match_attribute + "=" + domains[*out.domain].value : "",
                secs * 1000);
   return CommitGroup(g, members, out.placed);
+}
+
+bool Controller::ResolveGroupMembers(const api::Pod& pod, const PodClaims& pc,
+                                     const std::vector<PodPtr>& gated,
+                                     std::vector<GroupMember>& members) {
+  for (size_t i = 0; i < gated.size(); ++i) {
+    GroupMember& m = members[i];
+    m.pod = gated[i];
+    if (m.pod->metadata.uid == pod.metadata.uid) {
+      m.claims = pc;
+    } else {
+      if (options_.extended_resources) {
+        m.claims.planned_extended = PlannedExtendedClaim(*m.pod, cache_.ClassModels());
+      }
+      auto st = EnsureGeneratedClaims(*m.pod, m.claims, /*may_write=*/false);
+      if (!st.ok() || !m.claims.missing.empty()) {
+        // That member's own sync creates its claims and then decides for the group.
+        return false;
+      }
+    }
+    for (const auto& c : m.claims.claims) {
+      if (c->metadata.deletion_timestamp) {
+        ReportFailure(m.pod.get(), {c}, "ClaimBeingDeleted",
+                      "ResourceClaim " + c->metadata.name + " is being deleted");
+        return false;
+      }
+      (c->status.allocation ? m.allocated : m.to_allocate).push_back(c);
+    }
+  }
+  return true;
+}
+
+group::MemberOutcome Controller::TryGroupMember(GroupMember& m, const group::Domain* dom,
+                                                const std::string& prefer) {
+  const api::Pod& p = *m.pod;
+  if (Status v = feasibility::ValidatePod(p); !v.ok()) {
+    return {false, "", "invalid scheduling constraints: " + v.message()};
+  }
+  auto filtered = FilterNodes(&p, cache_.Nodes(), m.allocated, cache_);
+  if (filtered.fit.empty()) {
+    return {false, "", "cannot schedule pod: " + filtered.Summary(cache_.Nodes().size())};
+  }
+  std::vector<ClaimPtr> planned = m.to_allocate;
+  if (m.claims.planned_extended) planned.push_back(m.claims.planned_extended);
+  if (planned.empty()) {  // every claim allocated already (an earlier, interrupted decision)
+    m.node = filtered.fit.front()->metadata.name;
+    for (const auto& n : filtered.fit) {
+      if (n->metadata.name == prefer) m.node = prefer;
+    }
+    cache_.NominatePod(PodKey(p), m.node);
+    return {true, m.node, ""};
+  }
+  std::vector<ClaimPtr> asked;
+  for (const auto& c : planned) {
+    asked.push_back(
+        dom ? std::make_shared<const api::ResourceClaim>(group::Constrained(*c, dom->selector))
+            : c);
+  }
+  AllocateResponse resp =
+      allocator_.Allocate(AllocateRequest{PodKey(p), asked, filtered.fit, prefer});
+  if (resp.kind != AllocateResponse::Kind::kAllocated) return {false, "", resp.message};
+  m.node = resp.node;
+  m.in_flight = planned;
+  const bool may_pin = options_.pin_node && feasibility::CoversPod(p);
+  m.pin = false;
+  for (const auto& r : resp.results) m.pin = m.pin || SelectsOnlyNode(r.node_selector, m.node);
+  for (const auto& c : m.allocated) {
+    m.pin = m.pin || SelectsOnlyNode(c->status.allocation->node_selector, m.node);
+  }
+  m.pin = m.pin && may_pin;
+  if (m.claims.planned_extended) resp.results.pop_back();  // kube-scheduler writes that one
+  m.results = std::move(resp.results);
+  cache_.NominatePod(PodKey(p), m.node);
+  return {true, m.node, ""};
+}
+
+StatusOr<Result> Controller::GroupDoesNotFit(const group::GroupRef& g,
+                                             const std::vector<GroupMember>& members,
+                                             const group::PlanOutcome& out,
+                                             const std::vector<group::Domain>& domains,
+                                             double secs) {
+  std::string msg =
+      "cannot place the group: " +
+      group::DescribeFailure(g, out, domains, PodKey(*members[out.failed_member].pod));
+  if (metrics_) {
+    metrics_->ObserveAllocation(metrics::AllocationResult::kUnschedulable, secs);
+    metrics_->IncPending(metrics::PendingReason::kDevicesUnavailable);
+  }
+  for (const auto& m : members) ReportFailure(m.pod.get(), {}, "FailedAllocation", msg);
+  auto rolled = RollBackGroup(g, members);
+  if (!rolled.ok()) return rolled.status();
+  NoteGroupFailure(g, members.size());
+  for (const auto& m : members) {
+    Park(QueueKey("pod", m.pod->metadata.namespace_, m.pod->metadata.name));
+  }
+  return Result{};
 }
 
 StatusOr<Result> Controller::CommitGroup(const group::GroupRef& g,
