@@ -286,6 +286,8 @@ Status LoadManifest(const api::Manifest& m, const rapidjson::Document& doc, Inpu
     }
   } else if (m.kind == "Pod") {
     st = AddPod(doc, m.raw_json, in);
+  } else if (m.kind == "PodGroup" && m.api_version.starts_with("scheduling.k8s.io/")) {
+    Add(api::Decode<api::PodGroup>(m.raw_json), in->pod_groups, st);
   } else if (IsWorkloadKind(m.api_version, m.kind)) {
     st = AddWorkload(doc, in);
   } else {
@@ -463,20 +465,13 @@ Status Build(const Options& opts, Simulation* sim) {
     g.candidates = sim->in.nodes;
     sim->groups.push_back(std::move(g));
   }
-  alloc::Allocator::Config cfg;
+  alloc::Allocator::Config& cfg = sim->allocator_config;
   cfg.selectors = alloc::NewCelSelectorCompiler();
   cfg.timeout = std::chrono::milliseconds(10000);
   cfg.policies = sim->in.policies;
   cfg.features = features;
   sim->features = features;
-  std::vector<ResourceClaim> allocated;
-  for (const auto& c : sim->claims) {
-    if (c.allocation) allocated.push_back(c);
-  }
-  auto a = alloc::Allocator::Create(cfg, sim->in.classes, sim->in.slices, sim->in.rules, allocated);
-  if (!a.ok()) return a.status();
-  sim->allocator = std::move(a).value();
-  return OkStatus();
+  return ResetAllocator(*sim);
 }
 
 void PrintAllocation(const ResourceClaim& c, const AllocationResult& r, std::ostream& out) {
@@ -546,7 +541,8 @@ std::vector<alloc::Node> FeasibleCandidates(const Simulation& sim, const Pod& po
   return out;
 }
 
-GroupOutcome RunGroup(Simulation& sim, const Group& g, bool explain, const std::string& only_node) {
+GroupOutcome RunGroup(Simulation& sim, const Group& g, bool explain, const std::string& only_node,
+                      const std::string& prefer) {
   GroupOutcome go;
   if (!g.problem.empty()) {
     go.message = g.problem;
@@ -577,7 +573,9 @@ GroupOutcome RunGroup(Simulation& sim, const Group& g, bool explain, const std::
     for (const auto& n : cands) go.explanations.push_back(sim.allocator->Explain(n, claims));
     return go;
   }
-  alloc::Outcome o = sim.allocator->AllocateOnAnyNode(cands, claims);
+  size_t start = 0;
+  for (size_t k = 0; k < cands.size(); ++k) start = cands[k].name == prefer ? k : start;
+  alloc::Outcome o = sim.allocator->AllocateOnAnyNode(cands, claims, start);
   if (o.kind == alloc::Outcome::Kind::kAllocated) {
     go.allocated = true;
     go.node = o.node;

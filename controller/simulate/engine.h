@@ -15,6 +15,7 @@
 #include "controller/allocator/allocator.h"
 #include "controller/allocator/features.h"
 #include "controller/api/types.h"
+#include "controller/api/workload_types.h"
 #include "controller/feasibility/feasibility.h"
 #include "controller/simulate/simulate.h"
 #include "k8sclient/base/status.h"
@@ -50,6 +51,7 @@ struct Inputs {
   std::vector<ResourceClaim> claims;               // order of appearance
   std::map<std::string, ResourceClaim> templates;  // ns/name -> claim skeleton
   std::vector<Pod> pods;
+  std::vector<api::PodGroup> pod_groups;  // scheduling.k8s.io PodGroups (gangs, groups.h)
   // kube-scheduler's view: api Nodes in input order, pods placed so far (spec.nodeName, then the
   // nodes simulate chose), PVs, PVCs, StorageClasses, CSINodes, Namespaces.
   feasibility::Snapshot cluster;
@@ -73,6 +75,7 @@ struct Simulation {
   std::vector<ResourceClaim> claims;  // all claims incl. generated, stable addresses after build
   std::vector<Group> groups;
   std::unique_ptr<alloc::Allocator> allocator;
+  alloc::Allocator::Config allocator_config;
   alloc::Features features;  // the allocator's (version defaults and --feature-gates)
 };
 
@@ -91,8 +94,15 @@ Status Build(const Options& opts, Simulation* sim);
 
 // Allocates (explain = false; committed, so later groups see it) or explains (explain = true;
 // nothing committed) one group, on the nodes that pass kube-scheduler's filters, restricted to
-// `only_node` when it is set.
-GroupOutcome RunGroup(Simulation& sim, const Group& g, bool explain, const std::string& only_node);
+// `only_node` when it is set. Candidates are tried from `prefer` on when it is one (a pod group's
+// member goes where the previous member went, as in the controller).
+GroupOutcome RunGroup(Simulation& sim, const Group& g, bool explain, const std::string& only_node,
+                      const std::string& prefer = "");
+
+// (Re)creates sim.allocator from sim.allocator_config, the inputs and the allocations recorded in
+// sim.claims: what was committed but is no longer recorded there is released (groups.cc undoes
+// a pod group's trial this way). Defined in groups.cc.
+Status ResetAllocator(Simulation& sim);
 
 // "  claim ns/name\n    request -> driver/pool/device ...\n" (and config, node selector).
 void PrintAllocation(const ResourceClaim& c, const AllocationResult& r, std::ostream& out);

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -22,6 +23,7 @@
 #include "controller/simulate/engine.h"
 #include "controller/simulate/explain_pod.h"
 #include "controller/simulate/extended_resources.h"
+#include "controller/simulate/groups.h"
 #include "controller/simulate/workloads.h"
 
 namespace draco::simulate {
@@ -99,6 +101,68 @@ int ExplainPod(Simulation& sim, const Options& opts, const std::string& pod, std
   return ExplainTarget(sim, req, out, err);
 }
 
+// One unit (pod or claim) of `draco simulate -o json`; `pod_group`: the display name of the
+// pod's group, "" when none.
+void WriteUnitJson(const Simulation& sim, const Group& g, const GroupOutcome& go,
+                   const std::string& pod_group, alloc::JsonWriter& w) {
+  w.StartObject();
+  w.Key("name");
+  w.String(g.label.c_str());
+  if (!pod_group.empty()) {
+    w.Key("group");
+    w.String(pod_group.c_str());
+  }
+  w.Key("allocated");
+  w.Bool(go.allocated);
+  if (!go.node.empty()) {
+    w.Key("node");
+    w.String(go.node.c_str());
+  }
+  if (!go.message.empty()) {
+    w.Key("message");
+    w.String(go.message.c_str());
+  }
+  w.Key("claims");
+  w.StartArray();
+  for (size_t i : g.claims) {
+    const ResourceClaim& c = sim.claims[i];
+    w.StartObject();
+    w.Key("claim");
+    std::string k = c.namespace_name + "/" + c.name;
+    w.String(k.c_str());
+    if (c.allocation) {
+      w.Key("allocation");
+      alloc::EncodeAllocationResult(*c.allocation, w);
+    }
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("explanations");
+  w.StartArray();
+  for (const auto& e : go.explanations) alloc::EncodeExplanation(e, w);
+  w.EndArray();
+  w.Key("filteredNodes");
+  w.StartArray();
+  for (const auto& f : go.filtered) w.String(f.c_str());
+  w.EndArray();
+  w.EndObject();
+}
+
+// One unit (pod or claim) of the text output.
+void PrintUnit(const Simulation& sim, const Group& g, const GroupOutcome& go, std::ostream& out) {
+  if (go.allocated) {
+    out << g.label << ": allocated" << (go.node.empty() ? "" : " on " + go.node)
+        << (go.message.empty() ? "" : " (" + go.message + ")") << "\n";
+    for (size_t i : g.claims) {
+      if (sim.claims[i].allocation) PrintAllocation(sim.claims[i], *sim.claims[i].allocation, out);
+    }
+    return;
+  }
+  out << g.label << ": NOT ALLOCATED (" << go.message << ")\n";
+  for (const auto& f : go.filtered) out << "  " << f << "\n";
+  PrintExplanations(go.explanations, false, "  ", out);
+}
+
 }  // namespace
 
 StatusOr<int> ParseKubernetesMinor(std::string v) {
@@ -140,69 +204,52 @@ int RunSimulate(const Options& opts, std::ostream& out, std::ostream& err) {
   } else {
     for (const auto& e : sim.in.workloads) out << "workload " << e << "\n";
   }
-  for (const Group& g : sim.groups) {
-    GroupOutcome go = RunGroup(sim, g, false, "");
+  std::vector<int> group_of;
+  const std::vector<PodGroupUnits> pod_groups = FindPodGroups(sim, &group_of);
+  std::vector<std::optional<GroupOutcome>> decided(sim.groups.size());
+  std::vector<PodGroupOutcome> ran(pod_groups.size());
+  std::vector<bool> done(pod_groups.size());
+  for (size_t u = 0; u < sim.groups.size(); ++u) {
+    const Group& g = sim.groups[u];
+    const int gi = group_of[u];
+    if (gi >= 0 && !done[gi] &&
+        std::ranges::find(pod_groups[gi].units, u) != pod_groups[gi].units.end()) {
+      // A pod group is placed at once, at the position of its first unbound pod (groups.h).
+      done[gi] = true;
+      ran[gi] = RunPodGroup(sim, pod_groups[gi]);
+      for (size_t k = 0; k < pod_groups[gi].units.size(); ++k) {
+        decided[pod_groups[gi].units[k]] = std::move(ran[gi].members[k]);
+      }
+      if (!opts.json) out << ran[gi].summary << "\n";
+    }
+    GroupOutcome go = decided[u] ? std::move(*decided[u]) : RunGroup(sim, g, false, "");
     go.allocated ? ++allocated : ++failed;
     if (opts.json) {
-      w.StartObject();
-      w.Key("name");
-      w.String(g.label.c_str());
-      w.Key("allocated");
-      w.Bool(go.allocated);
-      if (!go.node.empty()) {
-        w.Key("node");
-        w.String(go.node.c_str());
-      }
-      if (!go.message.empty()) {
-        w.Key("message");
-        w.String(go.message.c_str());
-      }
-      w.Key("claims");
-      w.StartArray();
-      for (size_t i : g.claims) {
-        const ResourceClaim& c = sim.claims[i];
-        w.StartObject();
-        w.Key("claim");
-        std::string k = c.namespace_name + "/" + c.name;
-        w.String(k.c_str());
-        if (c.allocation) {
-          w.Key("allocation");
-          alloc::EncodeAllocationResult(*c.allocation, w);
-        }
-        w.EndObject();
-      }
-      w.EndArray();
-      w.Key("explanations");
-      w.StartArray();
-      for (const auto& e : go.explanations) alloc::EncodeExplanation(e, w);
-      w.EndArray();
-      w.Key("filteredNodes");
-      w.StartArray();
-      for (const auto& f : go.filtered) w.String(f.c_str());
-      w.EndArray();
-      w.EndObject();
+      WriteUnitJson(sim, g, go, gi >= 0 ? pod_groups[gi].ref.display : "", w);
       continue;
     }
-    const bool settled = go.allocated && go.node.empty();
-    if (opts.hide_settled && settled) {
+    if (opts.hide_settled && go.allocated && go.node.empty()) {
       ++hidden;
       --allocated;  // counted on its own line
       continue;
     }
-    if (go.allocated) {
-      out << g.label << ": allocated" << (go.node.empty() ? "" : " on " + go.node)
-          << (go.message.empty() ? "" : " (" + go.message + ")") << "\n";
-      for (size_t i : g.claims) {
-        if (sim.claims[i].allocation)
-          PrintAllocation(sim.claims[i], *sim.claims[i].allocation, out);
-      }
-    } else {
-      out << g.label << ": NOT ALLOCATED (" << go.message << ")\n";
-      for (const auto& f : go.filtered) out << "  " << f << "\n";
-      PrintExplanations(go.explanations, false, "  ", out);
-    }
+    PrintUnit(sim, g, go, out);
   }
   if (opts.json) {
+    w.EndArray();
+    w.Key("podGroups");
+    w.StartArray();
+    for (size_t i = 0; i < pod_groups.size(); ++i) {
+      if (!done[i]) continue;
+      w.StartObject();
+      w.Key("name");
+      w.String(pod_groups[i].ref.display.c_str());
+      w.Key("placed");
+      w.Bool(ran[i].placed);
+      w.Key("message");
+      w.String(ran[i].summary.c_str());
+      w.EndObject();
+    }
     w.EndArray();
     w.Key("allocated");
     w.Int(allocated);

@@ -2,8 +2,8 @@
 //
 // Input: YAML or JSON manifests (files, or every *.yaml/*.yml/*.json in a directory, sorted by
 // name) with DeviceClasses, ResourceSlices, DeviceTaintRules, Nodes, ResourceClaims (with or
-// without status.allocation), ResourceClaimTemplates, Pods, and for kube-scheduler's filters
-// PersistentVolumes, PersistentVolumeClaims, StorageClasses, CSINodes and Namespaces.
+// without status.allocation), ResourceClaimTemplates, Pods, PodGroups, and for kube-scheduler's
+// filters PersistentVolumes, PersistentVolumeClaims, StorageClasses, CSINodes and Namespaces.
 // Deployments, ReplicaSets, StatefulSets, Jobs, JobSets and LeaderWorkerSets expand into the pods
 // their controllers would create (workloads.h), handled as Pods. Objects of other kinds are listed
 // ("ignored: 2 objects of unknown kinds: Service/foo, ConfigMap/bar", JSON "ignored"); input
@@ -17,7 +17,11 @@
 // limited and, like kubelet's, is labelled kubernetes.io/hostname=<name>. Results are committed so
 // later pods see them; the text output and `draco explain` name, per filtered node, the filter that
 // eliminated it ("node-1: InterPodAffinity: pod anti-affinity with wedge/occupant"). Claims no pod
-// references are allocated on their own.
+// references are allocated on their own. Pods of an all-or-nothing group (PodGroup gangs,
+// draco.dev/group, JobSet, LeaderWorkerSet, Kueue; groups.h) are placed together, as the
+// controller places them, or not at all: a "group ...: N member(s) placed at once" line (or why
+// not) precedes the first pod, and JSON has "group" per pod and "podGroups". `draco explain`
+// still allocates the pods before its target one by one.
 //
 // Exit codes: 0 = every claim allocated, 1 = some claim could not be allocated (unsatisfiable
 // or a fatal allocation error such as a CEL error), 2 = input error.

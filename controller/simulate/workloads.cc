@@ -58,10 +58,35 @@ std::string Serialize(const Value& v) {
   return buf.GetString();
 }
 
-// A Pod manifest named `name` in `ns` from a PodTemplateSpec; `labels` are added to the
-// template's (the controllers' own labels, e.g. the completion index).
+using Pairs = std::vector<std::pair<std::string, std::string>>;
+
+// What a workload controller adds to the template's metadata: labels and annotations that
+// replace the template's, and annotations set only when the template has no such label or
+// annotation (a user's value wins).
+struct PodMeta {
+  Pairs labels;
+  Pairs annotations;
+  Pairs default_annotations;
+};
+
+// Sets `v` under `key` in the object `map[field]` (created when absent).
+void Put(Value& map, const char* field, const std::string& key, const std::string& v,
+         rapidjson::Document::AllocatorType& a) {
+  if (!map.HasMember(field)) map.AddMember(Value(field, a), Value(rapidjson::kObjectType), a);
+  Value& m = map[field];
+  m.RemoveMember(key.c_str());
+  m.AddMember(Value(key.c_str(), a), Value(v.c_str(), a), a);
+}
+
+bool Has(const Value& md, const char* field, const std::string& key) {
+  const Value* m = Member(md, field);
+  return m && m->IsObject() && m->HasMember(key.c_str());
+}
+
+// A Pod manifest named `name` in `ns` from a PodTemplateSpec, with `meta` added to the
+// template's metadata.
 std::string PodFromTemplate(const Value& tmpl, const std::string& ns, const std::string& name,
-                            const std::vector<std::pair<std::string, std::string>>& labels) {
+                            const PodMeta& meta) {
   rapidjson::Document pod(rapidjson::kObjectType);
   auto& a = pod.GetAllocator();
   pod.AddMember("apiVersion", "v1", a);
@@ -76,13 +101,10 @@ std::string PodFromTemplate(const Value& tmpl, const std::string& ns, const std:
   }
   md.AddMember("name", Value(name.c_str(), a), a);
   md.AddMember("namespace", Value(ns.c_str(), a), a);
-  if (!labels.empty()) {
-    if (!md.HasMember("labels")) md.AddMember("labels", Value(rapidjson::kObjectType), a);
-    for (const auto& [k, v] : labels) {
-      Value& l = md["labels"];
-      l.RemoveMember(k.c_str());
-      l.AddMember(Value(k.c_str(), a), Value(v.c_str(), a), a);
-    }
+  for (const auto& [k, v] : meta.labels) Put(md, "labels", k, v, a);
+  for (const auto& [k, v] : meta.annotations) Put(md, "annotations", k, v, a);
+  for (const auto& [k, v] : meta.default_annotations) {
+    if (!Has(md, "labels", k) && !Has(md, "annotations", k)) Put(md, "annotations", k, v, a);
   }
   pod.AddMember("metadata", md, a);
   pod.AddMember("spec", Value(*Member(tmpl, "spec"), a), a);
@@ -96,11 +118,8 @@ StatusOr<const Value*> PodTemplate(const Value& spec, const char* key, const std
   return t;
 }
 
-// Pods of a Job named `job` with JobSpec `spec`.
-Status ExpandJob(const Value& spec, const std::string& ns, const std::string& job,
-                 bool indexed_default, const std::string& where, std::vector<std::string>* out) {
-  auto tmpl = PodTemplate(spec, "template", where);
-  if (!tmpl.ok()) return tmpl.status();
+// The number of pods a Job with JobSpec `spec` runs at once.
+StatusOr<int64_t> JobPods(const Value& spec, const std::string& where) {
   auto parallelism = Count(spec, "parallelism", 1, where);
   if (!parallelism.ok()) return parallelism.status();
   auto completions = Count(spec, "completions", -1, where);
@@ -108,15 +127,27 @@ Status ExpandJob(const Value& spec, const std::string& ns, const std::string& jo
   int64_t n = *parallelism;
   if (*completions >= 0) n = std::min(n, *completions);
   if (const Value* s = Member(spec, "suspend"); s && s->IsBool() && s->GetBool()) n = 0;
+  return n;
+}
+
+// Pods of a Job named `job` with JobSpec `spec`; `meta` is added to each (the JobSet's).
+Status ExpandJob(const Value& spec, const std::string& ns, const std::string& job,
+                 bool indexed_default, const std::string& where, const PodMeta& meta,
+                 std::vector<std::string>* out) {
+  auto tmpl = PodTemplate(spec, "template", where);
+  if (!tmpl.ok()) return tmpl.status();
+  auto n = JobPods(spec, where);
+  if (!n.ok()) return n.status();
   const Value* mode = Member(spec, "completionMode");
   bool indexed =
       mode && mode->IsString() ? std::string_view(mode->GetString()) == "Indexed" : indexed_default;
-  for (int64_t i = 0; i < n; ++i) {
+  for (int64_t i = 0; i < *n; ++i) {
     std::string idx = std::to_string(i);
     std::string base = indexed ? job + "-" + idx : job;
-    std::vector<std::pair<std::string, std::string>> labels = {{"job-name", job}};
-    if (indexed) labels.push_back({"batch.kubernetes.io/job-completion-index", idx});
-    out->push_back(PodFromTemplate(**tmpl, ns, base + "-" + SafeHash(job + "/" + idx, 5), labels));
+    PodMeta m = meta;
+    m.labels.push_back({"job-name", job});
+    if (indexed) m.labels.push_back({"batch.kubernetes.io/job-completion-index", idx});
+    out->push_back(PodFromTemplate(**tmpl, ns, base + "-" + SafeHash(job + "/" + idx, 5), m));
   }
   return OkStatus();
 }
@@ -125,19 +156,51 @@ Status ExpandJobSet(const Value& spec, const std::string& ns, const std::string&
                     const std::string& where, std::vector<std::string>* out) {
   const Value* rjobs = Member(spec, "replicatedJobs");
   if (!rjobs || !rjobs->IsArray()) return InvalidArgumentError(where + ".replicatedJobs missing");
+  struct Replicated {
+    std::string name, where;
+    int64_t replicas = 0;
+    const Value* job_spec = nullptr;
+  };
+  std::vector<Replicated> rjs;
+  int64_t jobs = 0, pods = 0;
   for (rapidjson::SizeType i = 0; i < rjobs->Size(); ++i) {
     const Value& rj = (*rjobs)[i];
-    std::string w = where + ".replicatedJobs[" + std::to_string(i) + "]";
+    Replicated r;
+    r.where = where + ".replicatedJobs[" + std::to_string(i) + "]";
     const Value* rn = Member(rj, "name");
-    if (!rn || !rn->IsString()) return InvalidArgumentError(w + ".name missing");
-    auto replicas = Count(rj, "replicas", 1, w);
+    if (!rn || !rn->IsString()) return InvalidArgumentError(r.where + ".name missing");
+    r.name = rn->GetString();
+    auto replicas = Count(rj, "replicas", 1, r.where);
     if (!replicas.ok()) return replicas.status();
+    r.replicas = *replicas;
     const Value* jt = Member(rj, "template");
-    const Value* js = jt ? Member(*jt, "spec") : nullptr;
-    if (!js || !js->IsObject()) return InvalidArgumentError(w + ".template.spec is missing");
-    for (int64_t j = 0; j < *replicas; ++j) {
-      std::string job = name + "-" + rn->GetString() + "-" + std::to_string(j);
-      if (Status s = ExpandJob(*js, ns, job, true, w + ".template.spec", out); !s.ok()) return s;
+    r.job_spec = jt ? Member(*jt, "spec") : nullptr;
+    if (!r.job_spec || !r.job_spec->IsObject()) {
+      return InvalidArgumentError(r.where + ".template.spec is missing");
+    }
+    auto per_job = JobPods(*r.job_spec, r.where + ".template.spec");
+    if (!per_job.ok()) return per_job.status();
+    jobs += r.replicas;
+    pods += r.replicas * *per_job;
+    rjs.push_back(std::move(r));
+  }
+  // What the JobSet controller puts on its pods, and the group's size (see workloads.h).
+  const std::string global = std::to_string(jobs);
+  PodMeta meta;
+  meta.labels = {{"jobset.sigs.k8s.io/jobset-name", name},
+                 {"jobset.sigs.k8s.io/global-replicas", global}};
+  meta.annotations = meta.labels;
+  if (pods > 0) meta.default_annotations = {{"draco.dev/group-min-members", std::to_string(pods)}};
+  for (const Replicated& r : rjs) {
+    for (int64_t j = 0; j < r.replicas; ++j) {
+      std::string job = name + "-" + r.name + "-" + std::to_string(j);
+      PodMeta m = meta;
+      for (Pairs* p : {&m.labels, &m.annotations}) {
+        p->push_back({"jobset.sigs.k8s.io/replicatedjob-name", r.name});
+        p->push_back({"jobset.sigs.k8s.io/job-index", std::to_string(j)});
+      }
+      Status s = ExpandJob(*r.job_spec, ns, job, true, r.where + ".template.spec", m, out);
+      if (!s.ok()) return s;
     }
   }
   return OkStatus();
@@ -162,14 +225,18 @@ Status ExpandLeaderWorkerSet(const Value& spec, const std::string& ns, const std
   }
   for (int64_t g = 0; g < *groups; ++g) {
     std::string group = name + "-" + std::to_string(g);
-    std::vector<std::pair<std::string, std::string>> labels = {
-        {"leaderworkerset.sigs.k8s.io/name", name},
-        {"leaderworkerset.sigs.k8s.io/group-index", std::to_string(g)},
-        {"leaderworkerset.sigs.k8s.io/worker-index", "0"}};
-    if (*size > 0) out->push_back(PodFromTemplate(*leader, ns, group, labels));
+    // One leader and its workers form a group (group-key: the real controller hashes the
+    // namespace and the leader's name too, with SHA-1).
+    PodMeta meta;
+    meta.labels = {{"leaderworkerset.sigs.k8s.io/name", name},
+                   {"leaderworkerset.sigs.k8s.io/group-index", std::to_string(g)},
+                   {"leaderworkerset.sigs.k8s.io/group-key", SafeHash(ns + "/" + group, 40)},
+                   {"leaderworkerset.sigs.k8s.io/worker-index", "0"}};
+    meta.annotations = {{"leaderworkerset.sigs.k8s.io/size", std::to_string(*size)}};
+    if (*size > 0) out->push_back(PodFromTemplate(*leader, ns, group, meta));
     for (int64_t k = 1; k < *size; ++k) {
-      labels.back().second = std::to_string(k);
-      out->push_back(PodFromTemplate(**worker, ns, group + "-" + std::to_string(k), labels));
+      meta.labels.back().second = std::to_string(k);
+      out->push_back(PodFromTemplate(**worker, ns, group + "-" + std::to_string(k), meta));
     }
   }
   return OkStatus();
@@ -203,7 +270,7 @@ StatusOr<std::vector<std::string>> ExpandWorkload(const Value& doc) {
   std::vector<std::string> out;
   Status st;
   if (kind == "Job") {
-    st = ExpandJob(*spec, ns, name, false, where, &out);
+    st = ExpandJob(*spec, ns, name, false, where, PodMeta{}, &out);
   } else if (kind == "JobSet") {
     st = ExpandJobSet(*spec, ns, name, where, &out);
   } else if (kind == "LeaderWorkerSet") {
@@ -222,13 +289,13 @@ StatusOr<std::vector<std::string>> ExpandWorkload(const Value& doc) {
     // A Deployment's pods belong to its ReplicaSet "<deployment>-<pod-template-hash>".
     std::string hash = SafeHash(Serialize(**tmpl), 10);
     std::string owner = kind == "Deployment" ? name + "-" + hash : name;
-    std::vector<std::pair<std::string, std::string>> labels;
-    if (kind == "Deployment") labels.push_back({"pod-template-hash", hash});
+    PodMeta meta;
+    if (kind == "Deployment") meta.labels.push_back({"pod-template-hash", hash});
     for (int64_t i = 0; i < *replicas; ++i) {
       std::string pod = kind == "StatefulSet"
                             ? name + "-" + std::to_string(start + i)
                             : owner + "-" + SafeHash(owner + "/" + std::to_string(i), 5);
-      out.push_back(PodFromTemplate(**tmpl, ns, pod, labels));
+      out.push_back(PodFromTemplate(**tmpl, ns, pod, meta));
     }
   }
   if (!st.ok()) return st;

@@ -16,6 +16,18 @@
 //                           leaderWorkerTemplate.size (default 1) pods: leader "<lws>-<group>"
 //                           from leaderTemplate (else workerTemplate), workers
 //                           "<lws>-<group>-<worker>" (worker 1 .. size-1) from workerTemplate.
+// Pods carry the labels and annotations their controllers set, so that they form the
+// all-or-nothing groups the controller forms (controller/group/group.h):
+//   Job pods: job-name, batch.kubernetes.io/job-completion-index (Indexed).
+//   JobSet pods: jobset.sigs.k8s.io/jobset-name, replicatedjob-name, job-index and
+//     global-replicas (the number of Jobs; labels and annotations). Simulate knows each Job's
+//     parallelism, so it also annotates draco.dev/group-min-members with the JobSet's total pod
+//     count (sum of replicas x pods per Job) unless the pod template sets that key. The live
+//     controller cannot know the parallelism from a pod and falls back to global-replicas (one
+//     pod per Job): users with parallel Jobs set draco.dev/group-min-members on the template.
+//   LeaderWorkerSet pods: leaderworkerset.sigs.k8s.io/name, group-index, worker-index,
+//     group-key (a deterministic hash of namespace and "<lws>-<group>"; the real controller's
+//     is a SHA-1) and annotation leaderworkerset.sigs.k8s.io/size.
 // The real controllers use random suffixes; here <hash> (10 characters) hashes the pod template
 // and <suffix> (5 characters) hashes the owner name and the pod's index, both in Kubernetes'
 // safe alphabet, so names are deterministic and look like the real ones.

@@ -121,6 +121,65 @@ TEST(WorkloadsTest, LeaderWorkerSetGroupsOfLeaderAndWorkers) {
   EXPECT_EQ(Name(pods[3]), "lws-1");
 }
 
+std::string Str(const rapidjson::Value& pod, const char* field, const char* key) {
+  const auto& md = pod["metadata"];
+  if (!md.HasMember(field) || !md[field].HasMember(key)) return "<none>";
+  return md[field][key].GetString();
+}
+
+TEST(WorkloadsTest, JobSetPodsCarryTheJobSetLabelsAndTheGroupSize) {
+  // 2 Jobs x 2 pods: global-replicas is 2 (Jobs), the group minimum 4 (pods).
+  auto pods = Expand(std::string(R"({"apiVersion":"jobset.x-k8s.io/v1alpha2","kind":"JobSet",)") +
+                     R"("metadata":{"name":"pt"},"spec":{"replicatedJobs":[)" +
+                     R"({"name":"w","replicas":2,"template":{"spec":{"parallelism":2,)" +
+                     R"("template":)" + kTemplate + "}}}]}}");
+  ASSERT_EQ(pods.size(), 4u);
+  for (const auto& p : pods) {
+    EXPECT_EQ(Str(p, "labels", "jobset.sigs.k8s.io/jobset-name"), "pt");
+    EXPECT_EQ(Str(p, "labels", "jobset.sigs.k8s.io/global-replicas"), "2");
+    EXPECT_EQ(Str(p, "annotations", "jobset.sigs.k8s.io/global-replicas"), "2");
+    EXPECT_EQ(Str(p, "labels", "jobset.sigs.k8s.io/replicatedjob-name"), "w");
+    EXPECT_EQ(Str(p, "annotations", "draco.dev/group-min-members"), "4");
+    EXPECT_EQ(Str(p, "labels", "app"), "x");  // the template's own
+  }
+  EXPECT_EQ(Str(pods[3], "labels", "jobset.sigs.k8s.io/job-index"), "1");
+  // The template's own minimum (label or annotation) wins.
+  for (const char* field : {"labels", "annotations"}) {
+    std::string tmpl = std::string(R"({"metadata":{")") + field +
+                       R"(":{"draco.dev/group-min-members":"3"}},)" +
+                       R"("spec":{"containers":[{"name":"c","image":"i"}]}})";
+    auto own = Expand(std::string(R"({"apiVersion":"jobset.x-k8s.io/v1alpha2","kind":"JobSet",)") +
+                      R"("metadata":{"name":"pt"},"spec":{"replicatedJobs":[)" +
+                      R"({"name":"w","replicas":2,"template":{"spec":{"parallelism":2,)" +
+                      R"("template":)" + tmpl + "}}}]}}");
+    ASSERT_EQ(own.size(), 4u);
+    EXPECT_EQ(Str(own[0], field, "draco.dev/group-min-members"), "3") << field;
+    if (std::string(field) == "labels") {
+      EXPECT_EQ(Str(own[0], "annotations", "draco.dev/group-min-members"), "<none>");
+    }
+  }
+}
+
+TEST(WorkloadsTest, LeaderWorkerSetPodsCarryTheGroupKeyAndSize) {
+  auto pods = Expand(
+      std::string(R"({"apiVersion":"leaderworkerset.x-k8s.io/v1","kind":"LeaderWorkerSet",)") +
+      R"("metadata":{"name":"lws"},"spec":{"replicas":2,"leaderWorkerTemplate":{"size":3,)" +
+      R"("workerTemplate":)" + kTemplate + "}}}");
+  ASSERT_EQ(pods.size(), 6u);
+  const std::string key0 = Str(pods[0], "labels", "leaderworkerset.sigs.k8s.io/group-key");
+  const std::string key1 = Str(pods[3], "labels", "leaderworkerset.sigs.k8s.io/group-key");
+  EXPECT_NE(key0, "<none>");
+  EXPECT_NE(key0, key1);
+  for (size_t i = 0; i < pods.size(); ++i) {
+    EXPECT_EQ(Str(pods[i], "labels", "leaderworkerset.sigs.k8s.io/group-key"), i < 3 ? key0 : key1);
+    EXPECT_EQ(Str(pods[i], "labels", "leaderworkerset.sigs.k8s.io/name"), "lws");
+    EXPECT_EQ(Str(pods[i], "labels", "leaderworkerset.sigs.k8s.io/group-index"), i < 3 ? "0" : "1");
+    EXPECT_EQ(Str(pods[i], "labels", "leaderworkerset.sigs.k8s.io/worker-index"),
+              std::to_string(i % 3));
+    EXPECT_EQ(Str(pods[i], "annotations", "leaderworkerset.sigs.k8s.io/size"), "3");
+  }
+}
+
 TEST(WorkloadsTest, KnownKindsAndErrors) {
   EXPECT_TRUE(IsWorkloadKind("apps/v1", "Deployment"));
   EXPECT_TRUE(IsWorkloadKind("batch/v1", "Job"));

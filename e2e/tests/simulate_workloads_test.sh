@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # `draco simulate` on e2e/samples/simulate-workloads (#17): a Deployment, StatefulSet, Job, JobSet
 # and LeaderWorkerSet using v1beta1 ResourceClaimTemplates expand into their pods, each gets a GPU
-# (8 GPUs, 8 asked for), and the Service and ConfigMap are listed as ignored. Needs only the draco
-# binary, no control plane.
+# (8 GPUs, 8 asked for; the JobSet and the LeaderWorkerSet group are placed all-or-nothing), and
+# the Service and ConfigMap are listed as ignored. Needs only the draco binary, no control plane.
 set -euo pipefail
 E2E_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 DRACO=${DRACO_BUILD_DIR:-$E2E_ROOT/../build}/controller/draco
@@ -43,8 +43,14 @@ sed -i '0,/replicas: 2$/s//replicas: 5/' "$tmp/10-workloads.yaml"  # the Deploym
 rc=0
 out=$("$DRACO" simulate -f "$tmp") || rc=$?
 [[ $rc == 1 ]] || fail "simulate with 11 GPU pods for 8 GPUs exited $rc, want 1: $out"
-grep -qF "9 allocated, 3 not allocated" <<<"$out" || fail "want 9 allocated (one leader without GPU), 3 not: $out"
-pass "more replicas than GPUs: 3 pods not allocated, exit 1"
+# The JobSet and the LeaderWorkerSet group are all-or-nothing (#19): neither fits, so the GPU-less
+# leader stays pending with its worker.
+grep -qF "8 allocated, 4 not allocated" <<<"$out" || fail "want 8 allocated, 4 not (2 groups pending): $out"
+grep -qF "group JobSet sweep: NOT PLACED: JobSet sweep needs 2 member(s) placed at once" <<<"$out" \
+  || fail "no group line for the JobSet: $out"
+grep -qF "pod gpu-test4/serve-0: NOT ALLOCATED (cannot place the group: LeaderWorkerSet group" <<<"$out" \
+  || fail "the leader is not pending with its group: $out"
+pass "more replicas than GPUs: 4 pods not allocated (two whole groups), exit 1"
 
 # Only unknown kinds: an input error, not a silent success.
 printf 'apiVersion: v1\nkind: Service\nmetadata: {name: foo}\n' >"$tmp/only.yaml"
