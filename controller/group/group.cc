@@ -134,6 +134,10 @@ std::optional<GroupRef> GroupOf(const api::Pod& pod, const api::PodGroup* pod_gr
       g.min_members = MinOverride(m);
       break;
     case Source::kLeaderWorkerSet:
+      if (const auto* lws = Find(m.labels, kLwsNameLabel)) {
+        const auto* index = Find(m.labels, kLwsGroupIndexLabel);
+        g.display = "LeaderWorkerSet " + *lws + (index ? " group " + *index : "");
+      }
       g.min_members = MinOverride(m);
       if (g.min_members == 0) g.min_members = Count(Find(m.annotations, kLwsSizeAnnotation));
       break;

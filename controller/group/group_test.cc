@@ -48,6 +48,12 @@ TEST(GroupOfTest, LeaderWorkerSetJobSetAndKueue) {
                      nullptr);
   ASSERT_TRUE(lws);
   EXPECT_EQ(lws->source, Source::kLeaderWorkerSet);
+  EXPECT_EQ(lws->display, "LeaderWorkerSet infer");
+  auto lws1 = GroupOf(Pod("p", {{"leaderworkerset.sigs.k8s.io/group-key", "abc"},
+                                {"leaderworkerset.sigs.k8s.io/name", "infer"},
+                                {"leaderworkerset.sigs.k8s.io/group-index", "1"}}),
+                      nullptr);
+  EXPECT_EQ(lws1->display, "LeaderWorkerSet infer group 1");
   EXPECT_EQ(lws->min_members, 3);
   auto js = GroupOf(Pod("p", {{"jobset.sigs.k8s.io/jobset-name", "pt"}},
                         {{"jobset.sigs.k8s.io/global-replicas", "2"}}),

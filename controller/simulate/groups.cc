@@ -217,7 +217,10 @@ PodGroupOutcome RunPodGroup(Simulation& sim, const PodGroupUnits& pg) {
   const std::string failure =
       group::DescribeFailure(g, plan, domains, PodName(sim, pg.units[plan.failed_member]));
   out.summary = Title(g) + ": NOT PLACED: " + failure;
-  for (auto& m : out.members) m = GroupOutcome{false, "", "cannot place the group: " + failure};
+  for (auto& m : out.members) {
+    m = GroupOutcome{};
+    m.message = "cannot place the group: " + failure;
+  }
   auto it = t.failures.find({plan.failed_domain.value_or(0), plan.failed_member});
   if (it != t.failures.end()) {
     out.members[plan.failed_member].explanations = it->second.explanations;

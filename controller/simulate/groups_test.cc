@@ -140,7 +140,7 @@ spec:
   EXPECT_EQ(Count(s, ": 3 member(s) placed at once\n"), 1u) << s;
   EXPECT_NE(s.find("pod default/serve-0: allocated on n0"), std::string::npos) << s;
   EXPECT_NE(s.find("pod default/serve-0-2: allocated on n0"), std::string::npos) << s;
-  EXPECT_NE(s.find("LeaderWorkerSet group "), std::string::npos) << s;
+  EXPECT_NE(s.find("group LeaderWorkerSet serve group 1: NOT PLACED"), std::string::npos) << s;
   EXPECT_NE(s.find("pod default/serve-1: NOT ALLOCATED (cannot place the group"), std::string::npos)
       << s;
   EXPECT_NE(s.find("needs 3 member(s) placed at once: 1 placed, then member default/serve-1-1"),
