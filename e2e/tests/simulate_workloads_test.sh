@@ -48,7 +48,7 @@ out=$("$DRACO" simulate -f "$tmp") || rc=$?
 grep -qF "8 allocated, 4 not allocated" <<<"$out" || fail "want 8 allocated, 4 not (2 groups pending): $out"
 grep -qF "group JobSet sweep: NOT PLACED: JobSet sweep needs 2 member(s) placed at once" <<<"$out" \
   || fail "no group line for the JobSet: $out"
-grep -qF "pod gpu-test4/serve-0: NOT ALLOCATED (cannot place the group: LeaderWorkerSet group" <<<"$out" \
+grep -qF "pod gpu-test4/serve-0: NOT ALLOCATED (cannot place the group: LeaderWorkerSet serve group 0 needs 2" <<<"$out" \
   || fail "the leader is not pending with its group: $out"
 pass "more replicas than GPUs: 4 pods not allocated (two whole groups), exit 1"
 
