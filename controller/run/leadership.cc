@@ -118,8 +118,7 @@ std::unique_ptr<ControllerTerm> RunTerms(const TermDeps& deps, reconcilers::Info
   }
 }
 
-void Shutdown(ControllerTerm* term, bool leader_elect, k8s::RestClient& client, RunState& st,
-              k8s::LeaderElector* elector, std::thread& elector_thread) {
+void BeginShutdown(ControllerTerm* term, bool leader_elect, RunState& st) {
   spdlog::info("stopping workers");
   if (term) term->BeginStop();
   std::shared_ptr<k8s::FencedClient> fence;
@@ -128,11 +127,16 @@ void Shutdown(ControllerTerm* term, bool leader_elect, k8s::RestClient& client, 
     fence = st.fence;
   }
   // With leader election, nothing may be written once the Lease is released: shut the fence
-  // before the release so that the next leader starts at once.
+  // before the release (the election runnable's begin_stop, next) so that the next leader starts
+  // at once.
   if (leader_elect && fence) fence->Close();
-  if (elector) {
-    elector->Stop();  // releases the lease through the elector's own client
-    elector_thread.join();
+}
+
+void FinishShutdown(ControllerTerm* term, k8s::RestClient& client, RunState& st) {
+  std::shared_ptr<k8s::FencedClient> fence;
+  {
+    std::lock_guard<std::mutex> l(st.mu);
+    fence = st.fence;
   }
   // Workers finish their current item while the API server answers. A worker still busy after
   // kShutdownDrainGrace is stuck in retries (the API server is unreachable or refusing): cancel

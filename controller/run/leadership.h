@@ -45,7 +45,11 @@ void ElectorLoop(k8s::LeaderElector& elector, RunState& st);
 std::unique_ptr<ControllerTerm> RunTerms(const TermDeps& deps, reconcilers::Informers& informers,
                                          RunState& st);
 // The shutdown sequence above. `client` is cancelled when the drain grace runs out.
-void Shutdown(ControllerTerm* term, bool leader_elect, k8s::RestClient& client, RunState& st,
-              k8s::LeaderElector* elector, std::thread& elector_thread);
+// Shutdown, first phase (the controller runnable's begin_stop): the queue takes no more work and,
+// with leader election, the write fence closes before the Lease is released.
+void BeginShutdown(ControllerTerm* term, bool leader_elect, RunState& st);
+// Second phase (its wait): the workers drain (requests are cancelled after kShutdownDrainGrace)
+// and the fence closes.
+void FinishShutdown(ControllerTerm* term, k8s::RestClient& client, RunState& st);
 
 }  // namespace draco::run

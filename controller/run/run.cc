@@ -33,6 +33,8 @@
 #include "controller/reconcilers/snapshot_allocator.h"
 #include "controller/reconcilers/worker.h"
 #include "controller/run/leadership.h"
+#include "controller/run/manager.h"
+#include "controller/run/runnables.h"
 #include "controller/run/server_profile.h"
 #include "controller/run/term.h"
 #include "controller/server/http_server.h"
@@ -139,6 +141,51 @@ std::string Identity() {
   std::snprintf(suffix, sizeof(suffix), "%08x", rd());
   const char* pod = std::getenv("POD_NAME");
   return std::string(pod && *pod ? pod : host) + "_" + suffix;
+}
+
+// The API clients of `draco run`: the controller's (rate limited by --kube-api-qps/burst) and
+// leader election's own (never starved by the controller, a timeout below the renew deadline), both
+// reporting rest_client_* metrics into `registry`.
+struct Clients {
+  k8s::RestConfig config;
+  std::shared_ptr<prometheus::Registry> registry;
+  std::string identity;
+  std::unique_ptr<k8s::RestClient> client;
+  std::unique_ptr<k8s::RestClient> lease;
+};
+
+StatusOr<Clients> BuildClients(const Flags& flags, Clock& clock) {
+  Clients out;
+  auto config = flags.kubeconfig.empty() ? k8s::DefaultConfig(flags.context)
+                                         : k8s::LoadKubeconfig(flags.kubeconfig, flags.context);
+  if (!config.ok()) return config.status().WithPrefix("cannot load client configuration");
+  out.config = std::move(*config);
+  out.registry = std::make_shared<prometheus::Registry>();
+  std::string api_host = out.config.host;
+  if (auto p = api_host.find("://"); p != std::string::npos) api_host = api_host.substr(p + 3);
+  auto rest_metrics = std::make_shared<metrics::RestClientMetrics>(*out.registry, api_host);
+  out.config.observer = [rest_metrics](const k8s::RestConfig::RequestEvent& e) {
+    rest_metrics->Observe(e.method, e.code, e.latency_seconds, e.rate_limiter_seconds);
+  };
+  out.config.qps = flags.kube_api_qps;
+  out.config.burst = flags.kube_api_burst;
+  // The replica's identity (Lease holder, Event reportingInstance) is also in the User-Agent, so
+  // an API server's audit log tells the replicas' requests apart.
+  out.identity = Identity();
+  out.config.user_agent = "draco/0.1 (" + out.identity + ")";
+  auto client = k8s::NewRestClient(out.config, clock);
+  if (!client.ok()) return client.status().WithPrefix("cannot build API client");
+  out.client = std::move(*client);
+  k8s::RestConfig lease_config = out.config;
+  lease_config.qps = 5;
+  lease_config.burst = 10;
+  lease_config.timeout =
+      std::min<std::chrono::milliseconds>(4s, flags.leader_elect_renew_deadline / 2);
+  lease_config.max_retries = 0;
+  auto lease = k8s::NewRestClient(lease_config, clock);
+  if (!lease.ok()) return lease.status().WithPrefix("cannot build lease client");
+  out.lease = std::move(*lease);
+  return out;
 }
 
 }  // namespace
@@ -381,45 +428,17 @@ int RunMain(int argc, char** argv) {
     spdlog::error("--http-threads: {}", st.ToString());
     return 1;
   }
-  auto config = flags->kubeconfig.empty() ? k8s::DefaultConfig(flags->context)
-                                          : k8s::LoadKubeconfig(flags->kubeconfig, flags->context);
-  if (!config.ok()) {
-    spdlog::error("cannot load client configuration: {}", config.status().ToString());
-    return 1;
-  }
-  // rest_client_* metrics for every request of both clients below.
-  auto registry = std::make_shared<prometheus::Registry>();
-  std::string api_host = config->host;
-  if (auto p = api_host.find("://"); p != std::string::npos) api_host = api_host.substr(p + 3);
-  auto rest_metrics = std::make_shared<metrics::RestClientMetrics>(*registry, api_host);
-  config->observer = [rest_metrics](const k8s::RestConfig::RequestEvent& e) {
-    rest_metrics->Observe(e.method, e.code, e.latency_seconds, e.rate_limiter_seconds);
-  };
-  config->qps = flags->kube_api_qps;
-  config->burst = flags->kube_api_burst;
-  // The replica's identity (Lease holder, Event reportingInstance) is also in the User-Agent, so
-  // an API server's audit log tells the replicas' requests apart.
-  const std::string identity = Identity();
-  config->user_agent = "draco/0.1 (" + identity + ")";
   Clock& clock = RealClock::Get();
-  auto client = k8s::NewRestClient(*config, clock);
-  if (!client.ok()) {
-    spdlog::error("cannot build API client: {}", client.status().ToString());
+  auto clients = BuildClients(*flags, clock);
+  if (!clients.ok()) {
+    spdlog::error("{}", clients.status().ToString());
     return 1;
   }
-  // Leader election gets its own client: never starved by the controller's rate limit, and a
-  // request timeout below the renew deadline.
-  k8s::RestConfig lease_config = *config;
-  lease_config.qps = 5;
-  lease_config.burst = 10;
-  lease_config.timeout =
-      std::min<std::chrono::milliseconds>(4s, flags->leader_elect_renew_deadline / 2);
-  lease_config.max_retries = 0;
-  auto lease_client = k8s::NewRestClient(lease_config, clock);
-  if (!lease_client.ok()) {
-    spdlog::error("cannot build lease client: {}", lease_client.status().ToString());
-    return 1;
-  }
+  auto& registry = clients->registry;
+  auto& client = clients->client;
+  auto& lease_client = clients->lease;
+  const std::string& identity = clients->identity;
+  const k8s::RestConfig* config = &clients->config;
 
   metrics::ControllerMetrics metrics(*registry, {"pod", "claim", "podgroup"});
   metrics::WorkqueueMetricsProvider wq_metrics(*registry);
@@ -427,7 +446,7 @@ int RunMain(int argc, char** argv) {
   auto inventory =
       std::make_shared<metrics::InventoryCollector>([&cache] { return cache.Inventory(); });
 
-  k8s::Discovery discovery(**client);
+  k8s::Discovery discovery(*client);
   StatusOr<ServerProfile> profile = DiscoverServer(discovery, flags->feature_gates);
   if (!profile.ok()) {
     spdlog::error("cannot use the API server: {}", profile.status().ToString());
@@ -440,94 +459,63 @@ int RunMain(int argc, char** argv) {
         "scheduling.k8s.io/v1beta1 PodGroups (GenericWorkload off?): PodGroup claims are ignored");
   }
   reconcilers::Informers informers(
-      **client, cache, clock, std::chrono::seconds(flags->allocation_policy_recheck_seconds),
+      *client, cache, clock, std::chrono::seconds(flags->allocation_policy_recheck_seconds),
       profile->device_taint_rules,
       profile->pod_groups && (profile->features.workload_resource_claims || flags->groups));
-  std::unique_ptr<admission::Webhook> webhook;  // every replica serves it, leader or not
-  if (flags->webhook.bind_address != "0") {
-    auto opts = admission::ToWebhookOptions(flags->webhook, flags->leader_elect_namespace);
-    auto w = opts.ok() ? admission::Webhook::Start(**client, clock, *opts)
-                       : StatusOr<std::unique_ptr<admission::Webhook>>(opts.status());
-    if (!w.ok()) {
-      spdlog::error("{}", w.status().ToString());
-      return 1;
-    }
-    webhook = std::move(*w);
-    spdlog::info("admission webhook on {} (port {})", flags->webhook.bind_address, webhook->port());
-  }
-  std::vector<std::unique_ptr<server::HttpServer>> servers;
-  auto start_server = [&](const std::string& addr, std::vector<server::Route> routes) {
-    if (addr == "0") return true;
-    auto s = server::HttpServer::Start(addr, std::move(routes));
-    if (!s.ok()) {
-      spdlog::error("{}", s.status().message());
-      return false;
-    }
-    spdlog::info("serving {} (port {})", addr, (*s)->port());
-    servers.push_back(std::move(*s));
-    return true;
-  };
-  std::vector<server::Check> ready_checks = {
-      {"informers-synced",
-       [&] { return informers.HasSynced() ? OkStatus() : UnavailableError("caches not synced"); }}};
-  if (webhook) ready_checks.push_back({"webhook", [&] { return webhook->Ready(); }});
-  auto probe_routes = [&] {
-    return std::vector<server::Route>{server::ProbeRoute("/healthz", {}),
-                                      server::ProbeRoute("/readyz", ready_checks)};
-  };
-  auto metrics_route = [&] { return server::MetricsRoute({registry, inventory}); };
-  bool ok;
-  if (flags->metrics_bind_address == flags->health_probe_bind_address) {
-    auto routes = probe_routes();
-    routes.push_back(metrics_route());
-    ok = start_server(flags->metrics_bind_address, std::move(routes));
-  } else {
-    ok = start_server(flags->metrics_bind_address, {metrics_route()}) &&
-         start_server(flags->health_probe_bind_address, probe_routes());
-  }
-  if (!ok) return 1;
-
-  informers.Start();
-  spdlog::info("draco starting: workers={} qps={} burst={} leader-elect={}", flags->workers,
-               flags->kube_api_qps, flags->kube_api_burst, flags->leader_elect);
   WarmClients warm(*config, clock);
   alloc::Features features = profile->features;
   features.workload_resource_claims = features.workload_resource_claims && profile->pod_groups;
   TermDeps deps{*flags, clock, cache, informers, metrics, wq_metrics, features, identity};
   RunState st;
+  Manager mgr;
+  // Every replica serves the webhook and the probes, leader or not.
+  std::unique_ptr<admission::Webhook> webhook;
+  mgr.Add(WebhookRunnable(*flags, *client, clock, webhook));
+  std::vector<std::unique_ptr<server::HttpServer>> servers;
+  mgr.Add(ServersRunnable(*flags, servers, informers, webhook, {registry, inventory}));
+  mgr.Add(Runnable{"informers",
+                   [&] {
+                     informers.Start();
+                     spdlog::info("draco starting: workers={} qps={} burst={} leader-elect={}",
+                                  flags->workers, flags->kube_api_qps, flags->kube_api_burst,
+                                  flags->leader_elect);
+                     return OkStatus();
+                   },
+                   nullptr,
+                   [&] {
+                     // Nothing needs the API server any more; LISTs must not retry either.
+                     client->Cancel();
+                     informers.Stop();
+                   }});
   std::unique_ptr<k8s::LeaderElector> elector;
   std::thread elector_thread;
-  if (flags->leader_elect) {
-    elector = StartElector(*flags, identity, **lease_client, clock, warm, metrics, st);
-    if (!elector) return 1;
-    elector_thread = std::thread([&] { ElectorLoop(*elector, st); });
-  } else {
-    auto c = warm.Take();
-    if (!c.ok()) {
-      spdlog::error("cannot build API client: {}", c.status().ToString());
-      return 1;
-    }
-    st.fence = std::make_shared<k8s::FencedClient>(*c, clock, [] {
-      return Clock::TimePoint::max();  // no election: writes are never fenced
-    });
-    st.leading = true;
+  mgr.Add(ElectionRunnable(*flags, identity, *lease_client, clock, warm, metrics, st, elector,
+                           elector_thread));
+  std::unique_ptr<ControllerTerm> term;
+  std::thread terms_thread;
+  mgr.Add(Runnable{"controller",
+                   [&] {
+                     terms_thread = std::thread([&] { term = RunTerms(deps, informers, st); });
+                     return OkStatus();
+                   },
+                   [&] {
+                     {
+                       std::lock_guard<std::mutex> l(st.mu);
+                       st.stop = true;
+                       st.cv.notify_all();
+                     }
+                     terms_thread.join();  // RunTerms returns the running term at once
+                     BeginShutdown(term.get(), flags->leader_elect, st);
+                   },
+                   [&] { FinishShutdown(term.get(), *client, st); }});
+  if (Status s = mgr.Start(); !s.ok()) {
+    spdlog::error("{}", s.ToString());
+    return 1;
   }
-
-  std::thread signal_thread([&] {
-    int sig = 0;
-    sigwait(&sigs, &sig);
-    spdlog::info("received signal {}, shutting down", sig);
-    std::lock_guard<std::mutex> l(st.mu);
-    st.stop = true;
-    st.cv.notify_all();
-  });
-  signal_thread.detach();
-
-  std::unique_ptr<ControllerTerm> term = RunTerms(deps, informers, st);
-  Shutdown(term.get(), flags->leader_elect, **client, st, elector.get(), elector_thread);
-  // Nothing needs the API server any more; the informers' LISTs must not retry either.
-  (*client)->Cancel();
-  informers.Stop();
+  int sig = 0;
+  sigwait(&sigs, &sig);
+  spdlog::info("received signal {}, shutting down", sig);
+  mgr.Stop();
   spdlog::info("stopped");
   return 0;
 }
