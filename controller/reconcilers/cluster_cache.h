@@ -39,15 +39,10 @@
 #include "controller/feasibility/snapshot.h"
 #include "controller/metrics/controller_metrics.h"
 #include "controller/reconcilers/claim_util.h"
+#include "controller/reconcilers/object_ptrs.h"
 #include "k8sclient/base/clock.h"
 
 namespace draco::reconcilers {
-
-using PodPtr = std::shared_ptr<const api::Pod>;
-using ClaimPtr = std::shared_ptr<const api::ResourceClaim>;
-using TemplatePtr = std::shared_ptr<const api::ResourceClaimTemplate>;
-using NodePtr = std::shared_ptr<const api::Node>;
-using PodGroupPtr = std::shared_ptr<const api::PodGroup>;
 
 // One node-local or shared ResourceSlice in both representations.
 struct SliceEntry {

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "controller/api/types.h"
-#include "controller/reconcilers/cluster_cache.h"
+#include "controller/reconcilers/object_ptrs.h"
 #include "k8sclient/base/clock.h"
 #include "k8sclient/base/status.h"
 
