@@ -345,43 +345,8 @@ StatusOr<Result> Controller::AllocateForPod(const api::Pod& pod, const PodClaims
                                             const std::string* selector) {
   const std::string pod_key = pod.metadata.namespace_ + "/" + pod.metadata.name;
   const std::string queue_key = QueueKey("pod", pod.metadata.namespace_, pod.metadata.name);
-  if (!pc.missing.empty()) {
-    // The claim's add event wakes the pod (pods-by-claim index).
-    std::string msg = "waiting for ResourceClaim " + pc.missing.front() + " to be created";
-    events_.Record(PodTarget(pod), "Warning", "ClaimNotFound", msg);
-    return Result{};
-  }
   std::vector<ClaimPtr> allocated, to_allocate;
-  for (const auto& c : pc.claims) {
-    if (c->metadata.deletion_timestamp) {
-      ReportFailure(&pod, {c}, "ClaimBeingDeleted",
-                    "ResourceClaim " + c->metadata.name + " is being deleted");
-      if (metrics_) metrics_->IncPending(metrics::PendingReason::kClaimBeingDeleted);
-      return Result{};
-    }
-    (c->status.allocation ? allocated : to_allocate).push_back(c);
-  }
-  if (Status v = feasibility::ValidatePod(pod); !v.ok()) {
-    // kube-scheduler would fail this pod in PreFilter; it stays gated until it is fixed.
-    events_.Record(PodTarget(pod), "Warning", "InvalidSchedulingConstraints",
-                   "cannot choose a node for the pod: " + v.message());
-    if (metrics_) metrics_->IncPending(metrics::PendingReason::kInvalidConstraints);
-    Park(queue_key);
-    return Result{};
-  }
-  if (options_.binding_conditions && to_allocate.empty()) {
-    if (auto held = HoldForBindingConditions(pod, pc)) return *held;
-    if (pc.planned_extended) ReleasePlannedExtended(pod.metadata.uid);  // planned again below
-  }
-  if (!to_allocate.empty() || pc.planned_extended) {
-    std::optional<group::GroupRef> g = GroupOfPod(pod);
-    if (auto held = HeldForGroup(g ? g->key : ""); held) {
-      events_.Record(PodTarget(pod), "Normal", "WaitingForGroup", *held);
-      if (metrics_) metrics_->IncPending(metrics::PendingReason::kWaitingForGroup);
-      Park(queue_key);
-      return Result{};
-    }
-  }
+  if (auto wait = NotReadyToAllocate(pod, pc, allocated, to_allocate)) return *wait;
   std::vector<ClaimPtr> planned = to_allocate;  // what the allocator decides on
   if (pc.planned_extended) planned.push_back(pc.planned_extended);
   if (selector) {
@@ -489,6 +454,56 @@ StatusOr<Result> Controller::AllocateForPod(const api::Pod& pod, const PodClaims
   if (options_.binding_conditions && !to_allocate.empty()) {
     if (auto held = HoldForBindingConditions(pod, pc)) return *held;
   }
+  return ReleaseAllocatedPod(pod, pc, node, pin);
+}
+
+std::optional<StatusOr<Result>> Controller::NotReadyToAllocate(const api::Pod& pod,
+                                                               const PodClaims& pc,
+                                                               std::vector<ClaimPtr>& allocated,
+                                                               std::vector<ClaimPtr>& to_allocate) {
+  const std::string queue_key = QueueKey("pod", pod.metadata.namespace_, pod.metadata.name);
+  if (!pc.missing.empty()) {
+    // The claim's add event wakes the pod (pods-by-claim index).
+    std::string msg = "waiting for ResourceClaim " + pc.missing.front() + " to be created";
+    events_.Record(PodTarget(pod), "Warning", "ClaimNotFound", msg);
+    return StatusOr<Result>(Result{});
+  }
+  for (const auto& c : pc.claims) {
+    if (c->metadata.deletion_timestamp) {
+      ReportFailure(&pod, {c}, "ClaimBeingDeleted",
+                    "ResourceClaim " + c->metadata.name + " is being deleted");
+      if (metrics_) metrics_->IncPending(metrics::PendingReason::kClaimBeingDeleted);
+      return StatusOr<Result>(Result{});
+    }
+    (c->status.allocation ? allocated : to_allocate).push_back(c);
+  }
+  if (Status v = feasibility::ValidatePod(pod); !v.ok()) {
+    // kube-scheduler would fail this pod in PreFilter; it stays gated until it is fixed.
+    events_.Record(PodTarget(pod), "Warning", "InvalidSchedulingConstraints",
+                   "cannot choose a node for the pod: " + v.message());
+    if (metrics_) metrics_->IncPending(metrics::PendingReason::kInvalidConstraints);
+    Park(queue_key);
+    return StatusOr<Result>(Result{});
+  }
+  if (options_.binding_conditions && to_allocate.empty()) {
+    if (auto held = HoldForBindingConditions(pod, pc)) return held;
+    if (pc.planned_extended) ReleasePlannedExtended(pod.metadata.uid);  // planned again below
+  }
+  if (!to_allocate.empty() || pc.planned_extended) {
+    std::optional<group::GroupRef> g = GroupOfPod(pod);
+    if (auto held = HeldForGroup(g ? g->key : ""); held) {
+      events_.Record(PodTarget(pod), "Normal", "WaitingForGroup", *held);
+      if (metrics_) metrics_->IncPending(metrics::PendingReason::kWaitingForGroup);
+      Park(queue_key);
+      return StatusOr<Result>(Result{});
+    }
+  }
+  return std::nullopt;
+}
+
+StatusOr<Result> Controller::ReleaseAllocatedPod(const api::Pod& pod, const PodClaims& pc,
+                                                 const std::string& node, bool pin) {
+  const std::string pod_key = pod.metadata.namespace_ + "/" + pod.metadata.name;
   if (options_.release_after_observed) {
     std::vector<ClaimPtr> current;
     for (const auto& c : pc.claims) {

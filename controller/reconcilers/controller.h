@@ -179,6 +179,16 @@ class Controller {
   // match-attribute domain), or null.
   StatusOr<Result> AllocateForPod(const api::Pod& pod, const PodClaims& claims,
                                   const std::string* selector = nullptr);
+  // AllocateForPod's checks before the allocator runs: sorts the pod's claims into `allocated` and
+  // `to_allocate`; a result when the pod must wait (missing or deleted claim, invalid
+  // constraints, binding conditions pending, another group reserving capacity).
+  std::optional<StatusOr<Result>> NotReadyToAllocate(const api::Pod& pod, const PodClaims& pc,
+                                                     std::vector<ClaimPtr>& allocated,
+                                                     std::vector<ClaimPtr>& to_allocate);
+  // After the allocation is written: waits (at most observe_timeout) until the watch shows it,
+  // then removes the gate (pinning the pod to `node` when `pin`).
+  StatusOr<Result> ReleaseAllocatedPod(const api::Pod& pod, const PodClaims& pc,
+                                       const std::string& node, bool pin);
   // Groups (group_sync.cc). The pod's group, when groups are on and it is in one.
   std::optional<group::GroupRef> GroupOfPod(const api::Pod& pod) const;
   // A gated member's sync: waits for the minimum, places the group (AllocateGroup), or, once the
