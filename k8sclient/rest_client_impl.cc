@@ -1,3 +1,6 @@
+// RestClientImpl over cpprestsdk: the Watcher over a chunked watch response, the request loop
+// (rate limit, auth, retries) and the REST verbs, and NewRestClient. The stateless helpers are in
+// rest_client_helpers.cc.
 #include "k8sclient/rest_client_impl.h"
 
 #include <atomic>
@@ -18,6 +21,7 @@
 #include "k8sclient/auth.h"
 #include "k8sclient/base/status_macros.h"
 #include "k8sclient/base/token_bucket.h"
+#include "k8sclient/rest_client_helpers.h"
 #include "k8sclient/retry_policy.h"
 #include "k8sclient/watch_decoder.h"
 
@@ -36,108 +40,12 @@ constexpr std::chrono::seconds kDefaultWatchInactivity{3600};
 constexpr std::chrono::seconds kWatchTimeoutSlack{60};
 constexpr size_t kWatchReadBytes = 64 * 1024;
 
-using BioPtr = std::unique_ptr<BIO, decltype(&BIO_free)>;
-
-// Adds every certificate in `pem` to `store`; returns how many were added.
-int AddPemCertsToStore(const std::string& pem, X509_STORE* store) {
-  BioPtr bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())), &BIO_free);
-  if (!bio) return 0;
-  int n = 0;
-  while (X509* cert = PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr)) {
-    if (X509_STORE_add_cert(store, cert) == 1) ++n;
-    X509_free(cert);
-  }
-  ERR_clear_error();  // the loop ends on a "no start line" error
-  return n;
-}
-
-Status ValidatePem(const std::string& cert_pem, const std::string& key_pem,
-                   const std::string& ca_pem) {
-  if (!ca_pem.empty()) {
-    X509_STORE* store = X509_STORE_new();
-    int n = AddPemCertsToStore(ca_pem, store);
-    X509_STORE_free(store);
-    if (n == 0) return InvalidArgumentError("CA bundle contains no PEM certificate");
-  }
-  if (!cert_pem.empty()) {
-    BioPtr bio(BIO_new_mem_buf(cert_pem.data(), static_cast<int>(cert_pem.size())), &BIO_free);
-    X509* cert = PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr);
-    if (cert == nullptr) {
-      ERR_clear_error();
-      return InvalidArgumentError("client certificate is not PEM");
-    }
-    X509_free(cert);
-    BioPtr kbio(BIO_new_mem_buf(key_pem.data(), static_cast<int>(key_pem.size())), &BIO_free);
-    EVP_PKEY* key = PEM_read_bio_PrivateKey(kbio.get(), nullptr, nullptr, nullptr);
-    if (key == nullptr) {
-      ERR_clear_error();
-      return InvalidArgumentError("client key is not PEM");
-    }
-    EVP_PKEY_free(key);
-  }
-  return OkStatus();
-}
-
-// Maps an exception thrown by cpprestsdk/pplx onto a Status. Must be called inside a catch.
-Status StatusFromCurrentException(std::string_view what_for) {
-  try {
-    throw;
-  } catch (const http::http_exception& e) {
-    const std::error_code ec = e.error_code();
-    if (ec == std::errc::timed_out) {
-      return DeadlineExceededError(std::string(what_for) + ": request timed out");
-    }
-    return UnavailableError(std::string(what_for) + ": " + e.what());
-  } catch (const pplx::task_canceled&) {
-    return CancelledError(std::string(what_for) + ": canceled");
-  } catch (const std::exception& e) {
-    return UnavailableError(std::string(what_for) + ": " + e.what());
-  } catch (...) {
-    return UnknownError(std::string(what_for) + ": unknown exception");
-  }
-}
-
-std::optional<int> ParseRetryAfter(const http::http_headers& headers) {
-  auto it = headers.find("Retry-After");
-  if (it == headers.end()) return std::nullopt;
-  try {
-    int v = std::stoi(it->second);
-    if (v >= 0) return v;
-  } catch (...) {
-  }
-  return std::nullopt;
-}
-
-std::string_view PatchContentType(PatchType t) {
-  switch (t) {
-    case PatchType::kJsonPatch:
-      return "application/json-patch+json";
-    case PatchType::kMergePatch:
-      return "application/merge-patch+json";
-    case PatchType::kStrategicMerge:
-      return "application/strategic-merge-patch+json";
-    case PatchType::kApply:
-      return "application/apply-patch+yaml";
-  }
-  return "application/json";
-}
-
-void AppendListOptions(web::uri_builder& b, const ListOptions& o, bool watch) {
-  if (watch) b.append_query("watch", "true");
-  if (!o.label_selector.empty()) b.append_query("labelSelector", o.label_selector);
-  if (!o.field_selector.empty()) b.append_query("fieldSelector", o.field_selector);
-  if (!o.resource_version.empty()) b.append_query("resourceVersion", o.resource_version);
-  if (!o.resource_version_match.empty()) {
-    b.append_query("resourceVersionMatch", o.resource_version_match);
-  }
-  if (o.limit > 0) b.append_query("limit", std::to_string(o.limit));
-  if (!o.continue_token.empty()) b.append_query("continue", o.continue_token);
-  if (o.timeout_seconds > 0) b.append_query("timeoutSeconds", std::to_string(o.timeout_seconds));
-  if (o.allow_watch_bookmarks) b.append_query("allowWatchBookmarks", "true");
-  if (o.send_initial_events.has_value()) {
-    b.append_query("sendInitialEvents", *o.send_initial_events ? "true" : "false");
-  }
-}
+using rest_internal::AddPemCertsToStore;
+using rest_internal::AppendListOptions;
+using rest_internal::ParseRetryAfter;
+using rest_internal::PatchContentType;
+using rest_internal::StatusFromCurrentException;
+using rest_internal::ValidatePem;
 
 struct Request {
   http::method method;

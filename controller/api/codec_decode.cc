@@ -1,0 +1,124 @@
+// JSON decoding: Decode<T> and DecodeYaml<T> for every codec type (codec_types.inc), and the
+// JSON helpers the codec shares (Compact, ParseJson, LooksLikeJson, ...). The Decoder itself is
+// in codec_internal.h.
+#include <algorithm>
+#include <charconv>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <rapidjson/document.h>
+#include <rapidjson/error/en.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+#include <yaml-cpp/yaml.h>
+
+#include "controller/api/codec.h"
+#include "controller/api/codec_internal.h"
+
+namespace draco::api {
+namespace codec_internal {
+
+std::string Compact(const Value& v) {
+  rapidjson::StringBuffer buf;
+  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+  v.Accept(w);
+  return std::string(buf.GetString(), buf.GetSize());
+}
+
+std::string_view TrimSpace(std::string_view s) {
+  constexpr std::string_view kSpace = " \t\n\v\f\r";
+  size_t b = s.find_first_not_of(kSpace);
+  if (b == std::string_view::npos) return {};
+  size_t e = s.find_last_not_of(kSpace);
+  return s.substr(b, e - b + 1);
+}
+
+std::string NumberText(const Value& v) {
+  if (v.IsInt64()) return std::to_string(v.GetInt64());
+  if (v.IsUint64()) return std::to_string(v.GetUint64());
+  char buf[64];
+  auto r = std::to_chars(buf, buf + sizeof(buf), v.GetDouble());
+  return std::string(buf, r.ptr);
+}
+
+// Nesting depth of a DOM value, computed without recursion.
+int Depth(const Value& root) {
+  struct Item {
+    const Value* v;
+    int depth;
+  };
+  std::vector<Item> stack = {{&root, 1}};
+  int max_depth = 0;
+  while (!stack.empty()) {
+    Item it = stack.back();
+    stack.pop_back();
+    max_depth = std::max(max_depth, it.depth);
+    if (max_depth > kMaxNestingDepth) return max_depth;
+    if (it.v->IsArray()) {
+      for (const Value& e : it.v->GetArray()) stack.push_back({&e, it.depth + 1});
+    } else if (it.v->IsObject()) {
+      for (const auto& m : it.v->GetObject()) stack.push_back({&m.value, it.depth + 1});
+    }
+  }
+  return max_depth;
+}
+
+Status ParseJson(std::string_view json, rapidjson::Document& doc) {
+  doc.Parse<rapidjson::kParseIterativeFlag | rapidjson::kParseFullPrecisionFlag>(json.data(),
+                                                                                 json.size());
+  if (doc.HasParseError()) {
+    return InvalidArgumentError("invalid JSON at offset " + std::to_string(doc.GetErrorOffset()) +
+                                ": " + rapidjson::GetParseError_En(doc.GetParseError()));
+  }
+  if (Depth(doc) > kMaxNestingDepth) {
+    return InvalidArgumentError("JSON nesting deeper than " + std::to_string(kMaxNestingDepth));
+  }
+  return OkStatus();
+}
+
+// See codec_internal.h.
+bool LooksLikeJson(std::string_view text) {
+  for (char c : text) {
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') continue;
+    return c == '{';
+  }
+  return false;
+}
+
+}  // namespace codec_internal
+
+using codec_internal::ConvertYamlNode;
+using codec_internal::DecodeValue;
+using codec_internal::LoadYaml;
+using codec_internal::LooksLikeJson;
+using codec_internal::ParseJson;
+
+template <typename T>
+StatusOr<T> Decode(std::string_view json) {
+  rapidjson::Document doc;
+  if (Status s = ParseJson(json, doc); !s.ok()) return s;
+  return DecodeValue<T>(doc);
+}
+
+template <typename T>
+StatusOr<T> DecodeYaml(std::string_view yaml) {
+  if (LooksLikeJson(yaml)) return Decode<T>(yaml);
+  StatusOr<std::vector<YAML::Node>> docs = LoadYaml(yaml);
+  if (!docs.ok()) return docs.status();
+  if (docs->size() != 1) {
+    return InvalidArgumentError("expected exactly one YAML document, got " +
+                                std::to_string(docs->size()));
+  }
+  rapidjson::Document doc;
+  if (Status s = ConvertYamlNode((*docs)[0], doc); !s.ok()) return s;
+  return DecodeValue<T>(doc);
+}
+
+#define DRACO_API_CODEC_TYPE(T)                     \
+  template StatusOr<T> Decode<T>(std::string_view); \
+  template StatusOr<T> DecodeYaml<T>(std::string_view);
+#include "controller/api/codec_types.inc"
+#undef DRACO_API_CODEC_TYPE
+
+}  // namespace draco::api

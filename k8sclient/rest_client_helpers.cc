@@ -1,0 +1,126 @@
+// Stateless helpers of the cpprestsdk RestClient (see rest_client_helpers.h): PEM validation,
+// exception -> Status mapping, Retry-After parsing, PATCH content types and list/watch query
+// parameters.
+#include "k8sclient/rest_client_helpers.h"
+
+#include <exception>
+#include <memory>
+#include <string>
+#include <system_error>
+
+#include <cpprest/http_client.h>
+#include <openssl/err.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+
+namespace draco::k8s::rest_internal {
+namespace {
+
+namespace http = web::http;
+
+using BioPtr = std::unique_ptr<BIO, decltype(&BIO_free)>;
+
+}  // namespace
+
+// Adds every certificate in `pem` to `store`; returns how many were added.
+int AddPemCertsToStore(const std::string& pem, X509_STORE* store) {
+  BioPtr bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())), &BIO_free);
+  if (!bio) return 0;
+  int n = 0;
+  while (X509* cert = PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr)) {
+    if (X509_STORE_add_cert(store, cert) == 1) ++n;
+    X509_free(cert);
+  }
+  ERR_clear_error();  // the loop ends on a "no start line" error
+  return n;
+}
+
+Status ValidatePem(const std::string& cert_pem, const std::string& key_pem,
+                   const std::string& ca_pem) {
+  if (!ca_pem.empty()) {
+    X509_STORE* store = X509_STORE_new();
+    int n = AddPemCertsToStore(ca_pem, store);
+    X509_STORE_free(store);
+    if (n == 0) return InvalidArgumentError("CA bundle contains no PEM certificate");
+  }
+  if (!cert_pem.empty()) {
+    BioPtr bio(BIO_new_mem_buf(cert_pem.data(), static_cast<int>(cert_pem.size())), &BIO_free);
+    X509* cert = PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr);
+    if (cert == nullptr) {
+      ERR_clear_error();
+      return InvalidArgumentError("client certificate is not PEM");
+    }
+    X509_free(cert);
+    BioPtr kbio(BIO_new_mem_buf(key_pem.data(), static_cast<int>(key_pem.size())), &BIO_free);
+    EVP_PKEY* key = PEM_read_bio_PrivateKey(kbio.get(), nullptr, nullptr, nullptr);
+    if (key == nullptr) {
+      ERR_clear_error();
+      return InvalidArgumentError("client key is not PEM");
+    }
+    EVP_PKEY_free(key);
+  }
+  return OkStatus();
+}
+
+// Maps an exception thrown by cpprestsdk/pplx onto a Status. Must be called inside a catch.
+Status StatusFromCurrentException(std::string_view what_for) {
+  try {
+    throw;
+  } catch (const http::http_exception& e) {
+    const std::error_code ec = e.error_code();
+    if (ec == std::errc::timed_out) {
+      return DeadlineExceededError(std::string(what_for) + ": request timed out");
+    }
+    return UnavailableError(std::string(what_for) + ": " + e.what());
+  } catch (const pplx::task_canceled&) {
+    return CancelledError(std::string(what_for) + ": canceled");
+  } catch (const std::exception& e) {
+    return UnavailableError(std::string(what_for) + ": " + e.what());
+  } catch (...) {
+    return UnknownError(std::string(what_for) + ": unknown exception");
+  }
+}
+
+std::optional<int> ParseRetryAfter(const http::http_headers& headers) {
+  auto it = headers.find("Retry-After");
+  if (it == headers.end()) return std::nullopt;
+  try {
+    int v = std::stoi(it->second);
+    if (v >= 0) return v;
+  } catch (...) {
+  }
+  return std::nullopt;
+}
+
+std::string_view PatchContentType(PatchType t) {
+  switch (t) {
+    case PatchType::kJsonPatch:
+      return "application/json-patch+json";
+    case PatchType::kMergePatch:
+      return "application/merge-patch+json";
+    case PatchType::kStrategicMerge:
+      return "application/strategic-merge-patch+json";
+    case PatchType::kApply:
+      return "application/apply-patch+yaml";
+  }
+  return "application/json";
+}
+
+void AppendListOptions(web::uri_builder& b, const ListOptions& o, bool watch) {
+  if (watch) b.append_query("watch", "true");
+  if (!o.label_selector.empty()) b.append_query("labelSelector", o.label_selector);
+  if (!o.field_selector.empty()) b.append_query("fieldSelector", o.field_selector);
+  if (!o.resource_version.empty()) b.append_query("resourceVersion", o.resource_version);
+  if (!o.resource_version_match.empty()) {
+    b.append_query("resourceVersionMatch", o.resource_version_match);
+  }
+  if (o.limit > 0) b.append_query("limit", std::to_string(o.limit));
+  if (!o.continue_token.empty()) b.append_query("continue", o.continue_token);
+  if (o.timeout_seconds > 0) b.append_query("timeoutSeconds", std::to_string(o.timeout_seconds));
+  if (o.allow_watch_bookmarks) b.append_query("allowWatchBookmarks", "true");
+  if (o.send_initial_events.has_value()) {
+    b.append_query("sendInitialEvents", *o.send_initial_events ? "true" : "false");
+  }
+}
+
+}  // namespace draco::k8s::rest_internal

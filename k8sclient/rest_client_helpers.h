@@ -1,0 +1,35 @@
+// Internal to RestClientImpl (rest_client_impl.h); include only from rest_client_impl.cc and
+// rest_client_helpers.cc. Stateless helpers of the cpprestsdk client: PEM checks for the TLS
+// config, mapping cpprestsdk exceptions onto a Status, Retry-After parsing and building request
+// URLs. All are thread-safe.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <cpprest/http_headers.h>
+#include <cpprest/uri_builder.h>
+#include <openssl/x509.h>
+
+#include "k8sclient/base/status.h"
+#include "k8sclient/rest_client.h"
+
+namespace draco::k8s::rest_internal {
+
+// Adds every certificate in `pem` to `store`; returns how many were added.
+int AddPemCertsToStore(const std::string& pem, X509_STORE* store);
+// INVALID_ARGUMENT unless the (optional) CA bundle holds a certificate and the (optional) client
+// certificate and key parse as PEM.
+Status ValidatePem(const std::string& cert_pem, const std::string& key_pem,
+                   const std::string& ca_pem);
+// Maps an exception thrown by cpprestsdk/pplx onto a Status. Must be called inside a catch.
+Status StatusFromCurrentException(std::string_view what_for);
+// The Retry-After header in seconds, if present and a non-negative integer.
+std::optional<int> ParseRetryAfter(const web::http::http_headers& headers);
+// The Content-Type of a PATCH of type `t`.
+std::string_view PatchContentType(PatchType t);
+// Appends the query parameters of `o` (and watch=true when `watch`) to `b`.
+void AppendListOptions(web::uri_builder& b, const ListOptions& o, bool watch);
+
+}  // namespace draco::k8s::rest_internal
