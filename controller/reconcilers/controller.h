@@ -238,6 +238,22 @@ class Controller {
   // True when `claim` was generated for a pod that the cache shows finished or replaced (another
   // UID under the same name). A pod missing from the cache is not "done" here.
   bool OwnerPodDone(const api::ResourceClaim& claim) const;
+  // Claim sync (claim_sync.cc) in steps: which reservedFor entries still hold (pods, PodGroups);
+  struct Reservations {
+    std::vector<api::ResourceClaimConsumerReference> valid;
+    bool dropped = false;     // some entry is gone
+    bool group_kept = false;  // a PodGroup reservation was kept
+  };
+  StatusOr<Reservations> CheckReservations(const api::ResourceClaim& claim);
+  // a generated claim of a finished, deleted or replaced owner is deleted (a result), else nullopt;
+  std::optional<StatusOr<Result>> DeleteClaimOfFinishedOwner(const api::ResourceClaim& claim);
+  // the gone entries are dropped (deallocating when none is left), the finalizer removed when the
+  // claim is unallocated; returns the claim as written;
+  StatusOr<ClaimPtr> DropReservations(
+      const api::ResourceClaim& claim,
+      const std::vector<api::ResourceClaimConsumerReference>& valid);
+  // a claim being deleted that nobody uses: deallocated and its finalizer removed.
+  StatusOr<Result> FinishDeletedClaim(const api::ResourceClaim& claim);
   // PUT without the delete-protection finalizer; the result is assumed into the cache.
   StatusOr<ClaimPtr> RemoveFinalizer(const api::ResourceClaim& claim);
   // Writes finalizer + allocation (+ reservation) for `claims`; returns updated claims.
