@@ -188,6 +188,101 @@ StatusOr<Clients> BuildClients(const Flags& flags, Clock& clock) {
   return out;
 }
 
+// Sets flag `name` (without dashes) to `v`; `arg` is the flag as written, for messages.
+Status SetFlag(Flags& f, const std::string& name, const std::string& v, const std::string& arg) {
+  Status st;
+  auto set_bool = [&](bool& out) {
+    auto b = ParseBool(v);
+    if (!b.ok()) return b.status().WithPrefix("--" + name);
+    out = *b;
+    return OkStatus();
+  };
+  if (name == "kubeconfig") {
+    f.kubeconfig = v;
+  } else if (name == "context") {
+    f.context = v;
+  } else if (name == "leader-elect") {
+    st = set_bool(f.leader_elect);
+  } else if (name == "allocate") {
+    st = set_bool(f.allocate);
+  } else if (name == "pin-allocated-node") {
+    st = set_bool(f.pin_allocated_node);
+  } else if (name == "groups") {
+    st = set_bool(f.groups);
+  } else if (name == "leader-elect-namespace") {
+    f.leader_elect_namespace = v;
+  } else if (name == "leader-elect-lease-name") {
+    f.leader_elect_lease_name = v;
+  } else if (name == "leader-elect-lease-duration" || name == "leader-elect-renew-deadline" ||
+             name == "leader-elect-retry-period") {
+    auto d = ParseDuration(v);
+    if (!d.ok()) return d.status().WithPrefix("--" + name);
+    (name == "leader-elect-lease-duration"   ? f.leader_elect_lease_duration
+     : name == "leader-elect-renew-deadline" ? f.leader_elect_renew_deadline
+                                             : f.leader_elect_retry_period) = *d;
+  } else if (name == "binding-timeout") {
+    auto d = ParseDuration(v);
+    if (!d.ok()) return d.status().WithPrefix("--" + name);
+    if (*d < std::chrono::seconds(1)) {
+      return InvalidArgumentError("--binding-timeout must be at least 1s");
+    }
+    f.binding_timeout = *d;
+  } else if (name == "group-reserve-after" || name == "group-reserve-max") {
+    auto d = ParseDuration(v);
+    if (!d.ok()) return d.status().WithPrefix("--" + name);
+    if (*d < std::chrono::seconds(1)) {
+      return InvalidArgumentError("--" + name + " must be at least 1s");
+    }
+    (name == "group-reserve-after" ? f.group_reserve_after : f.group_reserve_max) = *d;
+  } else if (name == "metrics-bind-address") {
+    f.metrics_bind_address = v;
+  } else if (name == "health-probe-bind-address") {
+    f.health_probe_bind_address = v;
+  } else if (name == "kube-api-qps") {
+    auto n = ParseNumber<double>(v);
+    if (!n.ok() || *n <= 0) return InvalidArgumentError("--kube-api-qps must be > 0");
+    f.kube_api_qps = *n;
+  } else if (name == "kube-api-burst") {
+    auto n = ParseNumber<int>(v);
+    if (!n.ok() || *n <= 0) return InvalidArgumentError("--kube-api-burst must be > 0");
+    f.kube_api_burst = *n;
+  } else if (name == "workers") {
+    auto n = ParseNumber<int>(v);
+    if (!n.ok() || *n <= 0 || *n > 1000) {
+      return InvalidArgumentError("--workers must be in 1..1000");
+    }
+    f.workers = *n;
+  } else if (name == "http-threads") {
+    auto n = ParseNumber<int>(v);
+    if (!n.ok() || *n <= 0 || *n > 256) {
+      return InvalidArgumentError("--http-threads must be in 1..256");
+    }
+    f.http_threads = *n;
+  } else if (name == "allocation-policy-recheck-interval") {
+    auto n = ParseNumber<int>(v);
+    if (!n.ok() || *n < 1 || *n > 3600) {
+      return InvalidArgumentError("--allocation-policy-recheck-interval must be 1..3600 seconds");
+    }
+    f.allocation_policy_recheck_seconds = *n;
+  } else if (name == "v") {
+    auto n = ParseNumber<int>(v);
+    if (!n.ok() || *n < 0) return InvalidArgumentError("-v must be a number >= 0");
+    f.verbosity = *n;
+  } else if (name == "feature-gates") {
+    alloc::Features scratch = alloc::DefaultFeatures();
+    st = alloc::ApplyFeatureGates(v, alloc::kNewestKnownMinor, scratch).WithPrefix("--" + name);
+    f.feature_gates = v;
+  } else if (name == "log-format") {
+    if (v != "text" && v != "json") return InvalidArgumentError("--log-format: text or json");
+    f.log_format = v;
+  } else if (admission::IsWebhookFlag(name)) {
+    st = admission::SetWebhookFlag(name, v, f.webhook);
+  } else {
+    return InvalidArgumentError("unknown flag " + arg);
+  }
+  return st;
+}
+
 }  // namespace
 
 StatusOr<Flags> ParseFlags(int argc, char** argv) {
@@ -211,98 +306,7 @@ StatusOr<Flags> ParseFlags(int argc, char** argv) {
       if (i + 1 >= argc) return InvalidArgumentError("flag --" + name + " needs a value");
       value = argv[++i];
     }
-    std::string v = value.value_or("true");
-    Status st;
-    auto set_bool = [&](bool& out) {
-      auto b = ParseBool(v);
-      if (!b.ok()) return b.status().WithPrefix("--" + name);
-      out = *b;
-      return OkStatus();
-    };
-    if (name == "kubeconfig") {
-      f.kubeconfig = v;
-    } else if (name == "context") {
-      f.context = v;
-    } else if (name == "leader-elect") {
-      st = set_bool(f.leader_elect);
-    } else if (name == "allocate") {
-      st = set_bool(f.allocate);
-    } else if (name == "pin-allocated-node") {
-      st = set_bool(f.pin_allocated_node);
-    } else if (name == "groups") {
-      st = set_bool(f.groups);
-    } else if (name == "leader-elect-namespace") {
-      f.leader_elect_namespace = v;
-    } else if (name == "leader-elect-lease-name") {
-      f.leader_elect_lease_name = v;
-    } else if (name == "leader-elect-lease-duration" || name == "leader-elect-renew-deadline" ||
-               name == "leader-elect-retry-period") {
-      auto d = ParseDuration(v);
-      if (!d.ok()) return d.status().WithPrefix("--" + name);
-      (name == "leader-elect-lease-duration"   ? f.leader_elect_lease_duration
-       : name == "leader-elect-renew-deadline" ? f.leader_elect_renew_deadline
-                                               : f.leader_elect_retry_period) = *d;
-    } else if (name == "binding-timeout") {
-      auto d = ParseDuration(v);
-      if (!d.ok()) return d.status().WithPrefix("--" + name);
-      if (*d < std::chrono::seconds(1)) {
-        return InvalidArgumentError("--binding-timeout must be at least 1s");
-      }
-      f.binding_timeout = *d;
-    } else if (name == "group-reserve-after" || name == "group-reserve-max") {
-      auto d = ParseDuration(v);
-      if (!d.ok()) return d.status().WithPrefix("--" + name);
-      if (*d < std::chrono::seconds(1)) {
-        return InvalidArgumentError("--" + name + " must be at least 1s");
-      }
-      (name == "group-reserve-after" ? f.group_reserve_after : f.group_reserve_max) = *d;
-    } else if (name == "metrics-bind-address") {
-      f.metrics_bind_address = v;
-    } else if (name == "health-probe-bind-address") {
-      f.health_probe_bind_address = v;
-    } else if (name == "kube-api-qps") {
-      auto n = ParseNumber<double>(v);
-      if (!n.ok() || *n <= 0) return InvalidArgumentError("--kube-api-qps must be > 0");
-      f.kube_api_qps = *n;
-    } else if (name == "kube-api-burst") {
-      auto n = ParseNumber<int>(v);
-      if (!n.ok() || *n <= 0) return InvalidArgumentError("--kube-api-burst must be > 0");
-      f.kube_api_burst = *n;
-    } else if (name == "workers") {
-      auto n = ParseNumber<int>(v);
-      if (!n.ok() || *n <= 0 || *n > 1000) {
-        return InvalidArgumentError("--workers must be in 1..1000");
-      }
-      f.workers = *n;
-    } else if (name == "http-threads") {
-      auto n = ParseNumber<int>(v);
-      if (!n.ok() || *n <= 0 || *n > 256) {
-        return InvalidArgumentError("--http-threads must be in 1..256");
-      }
-      f.http_threads = *n;
-    } else if (name == "allocation-policy-recheck-interval") {
-      auto n = ParseNumber<int>(v);
-      if (!n.ok() || *n < 1 || *n > 3600) {
-        return InvalidArgumentError("--allocation-policy-recheck-interval must be 1..3600 seconds");
-      }
-      f.allocation_policy_recheck_seconds = *n;
-    } else if (name == "v") {
-      auto n = ParseNumber<int>(v);
-      if (!n.ok() || *n < 0) return InvalidArgumentError("-v must be a number >= 0");
-      f.verbosity = *n;
-    } else if (name == "feature-gates") {
-      alloc::Features scratch = alloc::DefaultFeatures();
-      st = alloc::ApplyFeatureGates(v, alloc::kNewestKnownMinor, scratch).WithPrefix("--" + name);
-      f.feature_gates = v;
-    } else if (name == "log-format") {
-      if (v != "text" && v != "json") return InvalidArgumentError("--log-format: text or json");
-      f.log_format = v;
-    } else if (admission::IsWebhookFlag(name)) {
-      st = admission::SetWebhookFlag(name, v, f.webhook);
-    } else {
-      return InvalidArgumentError("unknown flag " + arg);
-    }
-    if (!st.ok()) return st;
+    if (Status st = SetFlag(f, name, value.value_or("true"), arg); !st.ok()) return st;
   }
   if (f.leader_elect_lease_duration <= f.leader_elect_renew_deadline) {
     return InvalidArgumentError(
