@@ -11,6 +11,7 @@
 #include <rapidjson/writer.h>
 #include <yaml-cpp/yaml.h>
 
+#include "controller/api/policy_types.h"
 #include "controller/api/storage_types.h"
 #include "controller/api/version_convert.h"
 #include "controller/api/workload_types.h"
@@ -203,6 +204,7 @@ void Fields(V& v, NodeStatus& o) {
   v("capacity", o.capacity);
   v("allocatable", o.allocatable);
   v("conditions", o.conditions);
+  v("declaredFeatures", o.declared_features);
 }
 template <class V>
 void Fields(V& v, Node& o) {
@@ -262,6 +264,11 @@ void Fields(V& v, CapacityRequirements& o) {
   v("requests", o.requests);
 }
 template <class V>
+void Fields(V& v, DerivedAttribute& o) {
+  v("name", o.name);
+  v("expression", o.expression);
+}
+template <class V>
 void Fields(V& v, ExactDeviceRequest& o) {
   v("deviceClassName", o.device_class_name);
   v("selectors", o.selectors);
@@ -270,6 +277,7 @@ void Fields(V& v, ExactDeviceRequest& o) {
   v("adminAccess", o.admin_access);
   v("tolerations", o.tolerations);
   v("capacity", o.capacity);
+  v("derivedAttributes", o.derived_attributes);
 }
 template <class V>
 void Fields(V& v, DeviceSubRequest& o) {
@@ -280,6 +288,7 @@ void Fields(V& v, DeviceSubRequest& o) {
   v("count", o.count);
   v("tolerations", o.tolerations);
   v("capacity", o.capacity);
+  v("derivedAttributes", o.derived_attributes);
 }
 template <class V>
 void Fields(V& v, DeviceRequest& o) {
@@ -435,6 +444,7 @@ template <class V>
 void Fields(V& v, DeviceCounterConsumption& o) {
   v("counterSet", o.counter_set);
   v("counters", o.counters);
+  v("compatibilityGroups", o.compatibility_groups);
 }
 template <class V>
 void Fields(V& v, Device& o) {
@@ -461,6 +471,7 @@ void Fields(V& v, ResourceSliceSpec& o) {
   v("devices", o.devices);
   v("perDeviceNodeSelection", o.per_device_node_selection);
   v("sharedCounters", o.shared_counters);
+  v("skipNodeOperations", o.skip_node_operations);
 }
 template <class V>
 void Fields(V& v, ResourceSlice& o) {
@@ -493,6 +504,7 @@ void Fields(V& v, DeviceTaintRule& o) {
   v("status", o.status);
 }
 
+#include "controller/api/codec_policy_fields.inc"
 #include "controller/api/codec_scheduling_fields.inc"
 
 struct ProbeVisitor {
@@ -1334,6 +1346,7 @@ DRACO_API_CODEC_INSTANTIATE(DeviceClassConfiguration)
 DRACO_API_CODEC_INSTANTIATE(DeviceClassSpec)
 DRACO_API_CODEC_INSTANTIATE(DeviceClass)
 DRACO_API_CODEC_INSTANTIATE(CapacityRequirements)
+DRACO_API_CODEC_INSTANTIATE(DerivedAttribute)
 DRACO_API_CODEC_INSTANTIATE(ExactDeviceRequest)
 DRACO_API_CODEC_INSTANTIATE(DeviceSubRequest)
 DRACO_API_CODEC_INSTANTIATE(DeviceRequest)
@@ -1367,6 +1380,7 @@ DRACO_API_CODEC_INSTANTIATE(DeviceTaintSelector)
 DRACO_API_CODEC_INSTANTIATE(DeviceTaintRuleSpec)
 DRACO_API_CODEC_INSTANTIATE(DeviceTaintRuleStatus)
 DRACO_API_CODEC_INSTANTIATE(DeviceTaintRule)
+DRACO_API_CODEC_INSTANTIATE(AllocationPolicy)
 
 #undef DRACO_API_CODEC_INSTANTIATE
 
