@@ -2,8 +2,10 @@
 // structured-parameters allocation reads, with presence (pointer vs. unset) preserved wherever
 // upstream's Go code distinguishes nil from empty.
 //
-// These are plain value types (thread-compatible). They are the allocator's own ingestion format;
-// `json_codec.h` decodes them from Kubernetes JSON and encodes AllocationResult in the v1 shape.
+// These are plain value types (thread-compatible). They are the allocator's own compute format;
+// `from_api.h` builds them from the api model (the controller's path) and `json_codec.h` decodes
+// them from Kubernetes JSON (simulate and the oracle scenario protocol) and encodes
+// AllocationResult in the v1 shape.
 #pragma once
 
 #include <cstdint>
