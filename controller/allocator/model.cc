@@ -149,6 +149,13 @@ Qty Qty::FromInt64(int64_t v, api::Quantity::Format format) {
   return out;
 }
 
+Qty Qty::FromQuantity(api::Quantity q) {
+  Qty out;
+  out.nanos = ParseNanos(q.ToString());
+  out.q = std::move(q);
+  return out;
+}
+
 int64_t Qty::Value() const { return RoundedDiv(nanos, Pow10(9)); }
 int64_t Qty::MilliValue() const { return RoundedDiv(nanos, Pow10(6)); }
 

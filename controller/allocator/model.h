@@ -2,8 +2,10 @@
 // structured-parameters allocation reads, with presence (pointer vs. unset) preserved wherever
 // upstream's Go code distinguishes nil from empty.
 //
-// These are plain value types (thread-compatible). They are the allocator's own ingestion format;
-// `json_codec.h` decodes them from Kubernetes JSON and encodes AllocationResult in the v1 shape.
+// These are plain value types (thread-compatible). They are the allocator's own compute format;
+// `from_api.h` builds them from the api model (the controller's path) and `json_codec.h` decodes
+// them from Kubernetes JSON (simulate and the oracle scenario protocol) and encodes
+// AllocationResult in the v1 shape.
 #pragma once
 
 #include <cstdint>
@@ -31,6 +33,9 @@ struct Qty {
   static StatusOr<Qty> Parse(std::string_view s);
   // resource.NewQuantity(v, format).
   static Qty FromInt64(int64_t v, api::Quantity::Format format);
+  // An already parsed quantity: its value is that of its canonical text (equal to parsing the
+  // text it was parsed from).
+  static Qty FromQuantity(api::Quantity q);
   // Go's Quantity.Value(): rounded away from zero to an integer, saturated to int64.
   int64_t Value() const;
   // Go's Quantity.MilliValue(), same rounding.
@@ -51,9 +56,11 @@ struct NodeSelectorRequirement {
 struct NodeSelectorTerm {
   std::vector<NodeSelectorRequirement> match_expressions;
   std::vector<NodeSelectorRequirement> match_fields;
+  friend bool operator==(const NodeSelectorTerm&, const NodeSelectorTerm&) = default;
 };
 struct NodeSelector {
   std::vector<NodeSelectorTerm> terms;
+  friend bool operator==(const NodeSelector&, const NodeSelector&) = default;
 };
 
 // The parts of a core/v1 Node that allocation looks at.
@@ -61,6 +68,7 @@ struct Node {
   std::string name;
   std::map<std::string, std::string> labels;
   std::vector<std::string> declared_features;  // status.declaredFeatures
+  friend bool operator==(const Node&, const Node&) = default;
 };
 
 // resource.k8s.io/v1 DeviceAttribute: exactly one member is meaningful (kind).
@@ -89,30 +97,36 @@ struct Attribute {
 
 struct CapacityRange {
   std::optional<Qty> min, max, step;
+  friend bool operator==(const CapacityRange&, const CapacityRange&) = default;
 };
 struct CapacityRequestPolicy {
   std::optional<Qty> default_value;
   std::vector<Qty> valid_values;  // nil and empty are equivalent for every upstream check
   bool has_valid_values = false;  // non-nil (upstream's calculateConsumedCapacity checks nil)
   std::optional<CapacityRange> valid_range;
+  friend bool operator==(const CapacityRequestPolicy&, const CapacityRequestPolicy&) = default;
 };
 struct DeviceCapacity {
   Qty value;
   std::optional<CapacityRequestPolicy> request_policy;
+  friend bool operator==(const DeviceCapacity&, const DeviceCapacity&) = default;
 };
 
 struct DeviceTaint {
   std::string key, value, effect;
+  friend bool operator==(const DeviceTaint&, const DeviceTaint&) = default;
 };
 struct DeviceToleration {
   std::string key, op, value, effect;
   std::optional<int64_t> toleration_seconds;
+  friend bool operator==(const DeviceToleration&, const DeviceToleration&) = default;
 };
 
 struct CounterConsumption {
   std::string counter_set;
   std::vector<std::pair<std::string, Qty>> counters;
   std::vector<std::string> compatibility_groups;
+  friend bool operator==(const CounterConsumption&, const CounterConsumption&) = default;
 };
 
 struct Device {
@@ -131,11 +145,13 @@ struct Device {
 
   const Attribute* FindAttribute(std::string_view name) const;
   const DeviceCapacity* FindCapacity(std::string_view name) const;
+  friend bool operator==(const Device&, const Device&) = default;
 };
 
 struct CounterSet {
   std::string name;
   std::vector<std::pair<std::string, Qty>> counters;  // sorted by name
+  friend bool operator==(const CounterSet&, const CounterSet&) = default;
 };
 
 struct ResourceSlice {
@@ -152,12 +168,14 @@ struct ResourceSlice {
   std::optional<bool> per_device_node_selection;
   std::vector<CounterSet> shared_counters;
   std::vector<std::string> skip_node_operations;
+  friend bool operator==(const ResourceSlice&, const ResourceSlice&) = default;
 };
 
 // Opaque configuration, kept as raw JSON text of `parameters`.
 struct OpaqueConfig {
   std::string driver;
   std::string parameters_json;  // canonical compact JSON, "" when absent
+  friend bool operator==(const OpaqueConfig&, const OpaqueConfig&) = default;
 };
 
 struct DeviceClass {
@@ -169,6 +187,7 @@ struct DeviceClass {
   // spec.extendedResourceName and metadata.creationTimestamp (KEP-5004 name mapping).
   std::string extended_resource_name;
   std::string creation_timestamp;
+  friend bool operator==(const DeviceClass&, const DeviceClass&) = default;
 };
 
 // One `exactly` request or one `firstAvailable` entry.
@@ -185,24 +204,28 @@ struct RequestSpec {
   bool has_derived_attributes = false;
   // DRADerivedAttributes: (fully qualified attribute name, CEL expression), in request order.
   std::vector<std::pair<std::string, std::string>> derived_attributes;
+  friend bool operator==(const RequestSpec&, const RequestSpec&) = default;
 };
 
 struct DeviceRequest {
   std::string name;
   std::optional<RequestSpec> exactly;
   std::vector<RequestSpec> first_available;
+  friend bool operator==(const DeviceRequest&, const DeviceRequest&) = default;
 };
 
 struct DeviceConstraint {
   std::vector<std::string> requests;
   std::optional<std::string> match_attribute;
   std::optional<std::string> distinct_attribute;
+  friend bool operator==(const DeviceConstraint&, const DeviceConstraint&) = default;
 };
 
 struct ClaimConfig {
   std::vector<std::string> requests;
   bool has_opaque = false;
   OpaqueConfig opaque;
+  friend bool operator==(const ClaimConfig&, const ClaimConfig&) = default;
 };
 
 struct DeviceRequestAllocationResult {
@@ -215,6 +238,8 @@ struct DeviceRequestAllocationResult {
   std::vector<std::pair<std::string, Qty>> consumed_capacity;  // sorted by name
   bool has_consumed_capacity = false;
   std::vector<std::string> skip_node_operations;
+  friend bool operator==(const DeviceRequestAllocationResult&,
+                         const DeviceRequestAllocationResult&) = default;
 };
 
 struct AllocationConfig {
@@ -222,12 +247,14 @@ struct AllocationConfig {
   std::vector<std::string> requests;
   bool has_opaque = false;
   OpaqueConfig opaque;
+  friend bool operator==(const AllocationConfig&, const AllocationConfig&) = default;
 };
 
 struct AllocationResult {
   std::vector<DeviceRequestAllocationResult> results;
   std::vector<AllocationConfig> config;
   std::optional<NodeSelector> node_selector;
+  friend bool operator==(const AllocationResult&, const AllocationResult&) = default;
 };
 
 struct ResourceClaim {
@@ -240,6 +267,7 @@ struct ResourceClaim {
   std::vector<ClaimConfig> config;
   std::optional<AllocationResult> allocation;  // status.allocation
   std::vector<std::string> reserved_for;       // status.reservedFor[].name (informational)
+  friend bool operator==(const ResourceClaim&, const ResourceClaim&) = default;
 };
 
 struct DeviceTaintRule {
@@ -254,6 +282,7 @@ struct DeviceTaintRule {
     return has_selector && (!driver || *driver == drv) && (!pool || *pool == pl) &&
            (!device || *device == dev);
   }
+  friend bool operator==(const DeviceTaintRule&, const DeviceTaintRule&) = default;
 };
 
 // draco.dev/v1alpha1 AllocationPolicy (crds/draco.dev_allocationpolicies.yaml).
@@ -261,6 +290,8 @@ struct LabelSelectorRequirement {
   std::string key;
   std::string op;  // In, NotIn, Exists, DoesNotExist
   std::vector<std::string> values;
+  friend bool operator==(const LabelSelectorRequirement&,
+                         const LabelSelectorRequirement&) = default;
 };
 enum class Strategy : uint8_t { kFirstFit, kBinPack, kSpread };
 std::string_view StrategyName(Strategy s);
@@ -268,6 +299,7 @@ struct NamespaceLimit {
   std::string namespace_name;  // a namespace, or "*" for every namespace without its own entry
   std::optional<int64_t> max_devices;
   std::vector<std::pair<std::string, Qty>> max_capacity;  // sorted by name
+  friend bool operator==(const NamespaceLimit&, const NamespaceLimit&) = default;
 };
 struct AllocationPolicy {
   std::string name;
@@ -283,6 +315,7 @@ struct AllocationPolicy {
   bool Selects(const DeviceClass& cls) const;
   // The limit entry for `ns` (its own entry, else "*"), or null.
   const NamespaceLimit* LimitFor(std::string_view ns) const;
+  friend bool operator==(const AllocationPolicy&, const AllocationPolicy&) = default;
 };
 
 // Which optional allocator behaviours are on (kube-scheduler 1.37 defaults).

@@ -1,4 +1,5 @@
-// JSON and YAML codec for the types in types.h, storage_types.h and workload_types.h.
+// JSON and YAML codec for the types in types.h, storage_types.h, workload_types.h and
+// policy_types.h.
 //
 // JSON: Decode<T>(text) / Encode<T>(obj) for every struct in types.h. Decoding is strict about
 // types, as Go's encoding/json is (a number where a string is expected is an error; 1.0 and 1e3
@@ -31,6 +32,7 @@
 #include <variant>
 #include <vector>
 
+#include "controller/api/policy_types.h"
 #include "controller/api/storage_types.h"
 #include "controller/api/types.h"
 #include "controller/api/workload_types.h"
@@ -41,7 +43,8 @@ namespace draco::api {
 inline constexpr int kMaxNestingDepth = 512;
 inline constexpr size_t kMaxYamlNodes = 1 << 20;
 
-// Instantiated for every struct declared in types.h, storage_types.h and workload_types.h.
+// Instantiated for every struct declared in types.h, storage_types.h and workload_types.h, and
+// for AllocationPolicy (policy_types.h).
 template <typename T>
 StatusOr<T> Decode(std::string_view json);
 template <typename T>

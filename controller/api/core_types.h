@@ -387,6 +387,7 @@ struct NodeStatus {
   ResourceList capacity;
   ResourceList allocatable;
   std::vector<NodeCondition> conditions;
+  std::vector<std::string> declared_features;  // node features the kubelet declares (1.35+)
   UnknownFields unknown;
   friend bool operator==(const NodeStatus&, const NodeStatus&) = default;
 };

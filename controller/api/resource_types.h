@@ -103,6 +103,14 @@ struct CapacityRequirements {
   friend bool operator==(const CapacityRequirements&, const CapacityRequirements&) = default;
 };
 
+// DRADerivedAttributes: an attribute computed for the request's devices by a CEL expression.
+struct DerivedAttribute {
+  std::string name;  // fully qualified attribute name
+  std::string expression;
+  UnknownFields unknown;
+  friend bool operator==(const DerivedAttribute&, const DerivedAttribute&) = default;
+};
+
 struct ExactDeviceRequest {
   std::string device_class_name;
   std::vector<DeviceSelector> selectors;
@@ -111,6 +119,7 @@ struct ExactDeviceRequest {
   std::optional<bool> admin_access;
   std::vector<DeviceToleration> tolerations;
   std::optional<CapacityRequirements> capacity;
+  std::vector<DerivedAttribute> derived_attributes;
   UnknownFields unknown;
   friend bool operator==(const ExactDeviceRequest&, const ExactDeviceRequest&) = default;
 };
@@ -123,6 +132,7 @@ struct DeviceSubRequest {
   std::optional<int64_t> count;
   std::vector<DeviceToleration> tolerations;
   std::optional<CapacityRequirements> capacity;
+  std::vector<DerivedAttribute> derived_attributes;
   UnknownFields unknown;
   friend bool operator==(const DeviceSubRequest&, const DeviceSubRequest&) = default;
 };
@@ -304,7 +314,7 @@ struct DeviceAttribute {
 };
 
 struct CapacityRequestPolicyRange {
-  Quantity min;
+  std::optional<Quantity> min;  // required by validation; absent is kept apart from zero
   std::optional<Quantity> max;
   std::optional<Quantity> step;
   UnknownFields unknown;
@@ -313,8 +323,8 @@ struct CapacityRequestPolicyRange {
 };
 
 struct CapacityRequestPolicy {
-  std::optional<Quantity> default_;  // "default"
-  std::vector<Quantity> valid_values;
+  std::optional<Quantity> default_;                   // "default"
+  std::optional<std::vector<Quantity>> valid_values;  // nil and [] differ for the allocator
   std::optional<CapacityRequestPolicyRange> valid_range;
   UnknownFields unknown;
   friend bool operator==(const CapacityRequestPolicy&, const CapacityRequestPolicy&) = default;
@@ -343,6 +353,7 @@ struct CounterSet {
 struct DeviceCounterConsumption {
   std::string counter_set;
   std::map<std::string, Counter> counters;
+  std::vector<std::string> compatibility_groups;  // DRACompatibilityGroups (alpha)
   UnknownFields unknown;
   friend bool operator==(const DeviceCounterConsumption&,
                          const DeviceCounterConsumption&) = default;
@@ -358,8 +369,9 @@ struct Device {
   std::optional<bool> all_nodes;
   std::vector<DeviceTaint> taints;
   std::optional<bool> binds_to_node;
-  std::vector<std::string> binding_conditions;
-  std::vector<std::string> binding_failure_conditions;
+  // nil and [] differ for the allocator (a pool with any non-nil list is tried last).
+  std::optional<std::vector<std::string>> binding_conditions;
+  std::optional<std::vector<std::string>> binding_failure_conditions;
   std::optional<bool> allow_multiple_allocations;
   UnknownFields unknown;  // nodeAllocatableResources, ...
   friend bool operator==(const Device&, const Device&) = default;
@@ -374,7 +386,8 @@ struct ResourceSliceSpec {
   std::vector<Device> devices;
   std::optional<bool> per_device_node_selection;
   std::vector<CounterSet> shared_counters;
-  UnknownFields unknown;  // partitionTypeAttribute, skipNodeOperations, ...
+  std::vector<std::string> skip_node_operations;  // DRAOptionalNodeOperations (alpha)
+  UnknownFields unknown;                          // partitionTypeAttribute, ...
   friend bool operator==(const ResourceSliceSpec&, const ResourceSliceSpec&) = default;
 };
 

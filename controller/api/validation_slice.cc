@@ -64,19 +64,21 @@ void Validator::Attribute(const std::string& name, const DeviceAttribute& a,
 void Validator::RequestPolicy(const DeviceCapacity& cap, const std::string& path) {
   const CapacityRequestPolicy& rp = *cap.request_policy;
   const std::string p = Child(path, "requestPolicy");
-  if (!rp.valid_values.empty() && rp.valid_range) {
+  static const std::vector<Quantity> kNone;
+  const std::vector<Quantity>& valid_values = rp.valid_values ? *rp.valid_values : kNone;
+  if (!valid_values.empty() && rp.valid_range) {
     Invalid(p, "",
             "exactly one policy can be specified, cannot specify both validValues and "
             "validRange");
   }
-  if (!rp.valid_values.empty()) {
+  if (!valid_values.empty()) {
     const std::string vp = Child(p, "validValues");
-    MaxItems(rp.valid_values, kValidValuesMaxSize, vp);
+    MaxItems(valid_values, kValidValuesMaxSize, vp);
     if (!rp.default_) Required(Child(p, "default"));
     bool found = false;
-    for (size_t i = 0; i < rp.valid_values.size(); ++i) {
-      const Quantity& v = rp.valid_values[i];
-      if (i > 0 && v.Compare(rp.valid_values[i - 1]) <= 0) {
+    for (size_t i = 0; i < valid_values.size(); ++i) {
+      const Quantity& v = valid_values[i];
+      if (i > 0 && v.Compare(valid_values[i - 1]) <= 0) {
         Invalid(Index(vp, i), v.ToString(), "values must be sorted in ascending order");
       }
       if (v.Compare(cap.value) > 0) {
@@ -90,16 +92,17 @@ void Validator::RequestPolicy(const DeviceCapacity& cap, const std::string& path
   }
   if (rp.valid_range) {
     const CapacityRequestPolicyRange& r = *rp.valid_range;
+    const Quantity min = r.min.value_or(Quantity());  // absent reads as zero, as before
     const std::string vp = Child(p, "validRange");
     if (!rp.default_) Required(Child(p, "default"));
-    if (r.min.Compare(cap.value) > 0) {
-      Invalid(Child(vp, "min"), r.min.ToString(), "min is larger than capacity value");
+    if (min.Compare(cap.value) > 0) {
+      Invalid(Child(vp, "min"), min.ToString(), "min is larger than capacity value");
     }
-    if (rp.default_ && rp.default_->Compare(r.min) < 0) {
+    if (rp.default_ && rp.default_->Compare(min) < 0) {
       Invalid(Child(p, "default"), rp.default_->ToString(), "default is less than min");
     }
     if (r.max) {
-      if (r.max->Compare(r.min) < 0) {
+      if (r.max->Compare(min) < 0) {
         Invalid(Child(vp, "max"), r.max->ToString(), "max is less than min");
       }
       if (r.max->Compare(cap.value) > 0) {
@@ -110,12 +113,12 @@ void Validator::RequestPolicy(const DeviceCapacity& cap, const std::string& path
       }
     }
     if (r.step && r.step->Sign() > 0) {
-      if (r.min.Add(*r.step).Compare(cap.value) > 0) {
+      if (min.Add(*r.step).Compare(cap.value) > 0) {
         Invalid(Child(vp, "step"), r.step->ToString(), "one step is larger than capacity");
       }
       // default and max must be min + n*step (upstream compares integer Value()s).
       auto on_step = [&](const Quantity& q) {
-        std::optional<int64_t> qv = q.Sub(r.min).AsInt64();
+        std::optional<int64_t> qv = q.Sub(min).AsInt64();
         std::optional<int64_t> sv = r.step->AsInt64();
         return !qv || !sv || *sv == 0 || *qv % *sv == 0;
       };
@@ -190,7 +193,10 @@ void Validator::SliceDevice(const Device& d, const std::string& p, bool per_devi
   if (MaxItems(d.taints, kDeviceTaintsMaxLength, tp)) {
     for (size_t i = 0; i < d.taints.size(); ++i) Taint(d.taints[i], Index(tp, i));
   }
-  BindingConditions(d.binding_conditions, d.binding_failure_conditions, p, true);
+  static const std::vector<std::string> kNoConditions;
+  BindingConditions(d.binding_conditions ? *d.binding_conditions : kNoConditions,
+                    d.binding_failure_conditions ? *d.binding_failure_conditions : kNoConditions, p,
+                    true);
 }
 
 void Validator::Counters(const std::map<std::string, Counter>& counters, const std::string& path) {

@@ -172,7 +172,7 @@ TEST(ValidationTest, SliceRules) {
   d.attributes["bad"].string_value = "x";
   d.attributes["v"].version_value = "1.02.3";
   d.attributes["long"].string_value = std::string(65, 'a');
-  d.binding_failure_conditions.clear();
+  d.binding_failure_conditions.reset();
   d.allow_multiple_allocations = false;
   d.taints[0].effect = "";
   FieldErrors errs = ValidateResourceSlice(s);

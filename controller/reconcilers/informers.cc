@@ -2,7 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
-#include "controller/allocator/json_codec.h"
+#include "controller/allocator/from_api.h"
 #include "controller/api/codec.h"
 #include "controller/reconcilers/api_writer.h"
 #include "k8sclient/api_error.h"
@@ -239,12 +239,12 @@ void Informers::OnClass(const k8s::ObjectPtr& obj, bool deleted) {
   if (deleted) {
     cache_.DeleteClass(obj->name());
   } else {
-    auto m = alloc::DecodeDeviceClass(obj->doc());
+    auto m = api::Decode<api::DeviceClass>(obj->json());
     if (!m.ok()) {
       spdlog::warn("skipping DeviceClass {}: {}", obj->name(), m.status().ToString());
       return;
     }
-    cache_.UpsertClass(obj->name(), std::move(*m));
+    cache_.UpsertClass(obj->name(), alloc::ToAllocClass(*m));
   }
   InputsChanged();
 }
@@ -253,18 +253,19 @@ void Informers::OnSlice(const k8s::ObjectPtr& obj, bool deleted) {
   if (deleted) {
     cache_.DeleteSlice(obj->name());
   } else {
-    auto m = alloc::DecodeResourceSlice(obj->doc());
-    if (!m.ok()) {
-      spdlog::warn("skipping ResourceSlice {}: {}", obj->name(), m.status().ToString());
+    auto a = api::Decode<api::ResourceSlice>(obj->json());
+    if (!a.ok()) {
+      spdlog::warn("skipping ResourceSlice {}: {}", obj->name(), a.status().ToString());
       return;
     }
+    alloc::ResourceSlice m = alloc::ToAllocSlice(*a);
     SliceEntry e;
     e.name = obj->name();
-    e.driver = m->driver;
-    e.pool = m->pool;
-    e.node_name = m->node_name.value_or("");
-    e.device_count = static_cast<int64_t>(m->devices.size());
-    e.model = std::make_shared<const alloc::ResourceSlice>(std::move(*m));
+    e.driver = m.driver;
+    e.pool = m.pool;
+    e.node_name = m.node_name.value_or("");
+    e.device_count = static_cast<int64_t>(m.devices.size());
+    e.model = std::make_shared<const alloc::ResourceSlice>(std::move(m));
     cache_.UpsertSlice(std::move(e));
   }
   InputsChanged();
@@ -274,12 +275,12 @@ void Informers::OnTaintRule(const k8s::ObjectPtr& obj, bool deleted) {
   if (deleted) {
     cache_.DeleteTaintRule(obj->name());
   } else {
-    auto m = alloc::DecodeDeviceTaintRule(obj->doc());
+    auto m = api::Decode<api::DeviceTaintRule>(obj->json());
     if (!m.ok()) {
       spdlog::warn("skipping DeviceTaintRule {}: {}", obj->name(), m.status().ToString());
       return;
     }
-    cache_.UpsertTaintRule(obj->name(), std::move(*m));
+    cache_.UpsertTaintRule(obj->name(), alloc::ToAllocTaintRule(*m));
   }
   InputsChanged();
 }
@@ -306,7 +307,9 @@ void Informers::OnPolicy(const k8s::ObjectPtr& obj, bool deleted) {
     spdlog::info("AllocationPolicy {} deleted", obj->name());
     cache_.DeletePolicy(obj->name());
   } else {
-    auto m = alloc::DecodeAllocationPolicy(obj->doc());
+    auto decoded = api::Decode<api::AllocationPolicy>(obj->json());
+    auto m = decoded.ok() ? alloc::ToAllocPolicy(*decoded)
+                          : StatusOr<alloc::AllocationPolicy>(decoded.status());
     if (!m.ok()) {
       std::string msg =
           "AllocationPolicy " + obj->name() +

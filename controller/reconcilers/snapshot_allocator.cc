@@ -3,12 +3,10 @@
 #include <chrono>
 #include <limits>
 
-#include <rapidjson/document.h>
 #include <spdlog/spdlog.h>
 
 #include "controller/allocator/explain.h"
-#include "controller/allocator/json_codec.h"
-#include "controller/api/codec.h"
+#include "controller/allocator/from_api.h"
 
 namespace draco::reconcilers {
 namespace {
@@ -21,28 +19,6 @@ std::string Truncate(std::string s) {
 }
 
 }  // namespace
-
-StatusOr<alloc::ResourceClaim> ToAllocClaim(const api::ResourceClaim& claim) {
-  std::string json = api::Encode(claim);
-  rapidjson::Document d;
-  d.Parse(json.data(), json.size());
-  if (d.HasParseError()) return InternalError("re-encoded claim is not JSON");
-  auto c = alloc::DecodeResourceClaim(d);
-  if (!c.ok()) return c.status();
-  alloc::DefaultClaim(*c);
-  return c;
-}
-
-StatusOr<api::AllocationResult> FromAllocResult(const alloc::AllocationResult& r) {
-  return api::Decode<api::AllocationResult>(alloc::AllocationResultToJson(r));
-}
-
-alloc::Node ToAllocNode(const api::Node& node) {
-  alloc::Node n;
-  n.name = node.metadata.name;
-  n.labels = node.metadata.labels;
-  return n;
-}
 
 SnapshotAllocator::SnapshotAllocator(ClusterCache& cache, alloc::Allocator::Config config)
     : cache_(cache), config_(std::move(config)) {}
@@ -58,9 +34,7 @@ Status SnapshotAllocator::EnsureSnapshot(bool include_deallocations) {
     std::unordered_set<std::string> uids;
     for (const auto& c : cache_.Claims()) {
       if (!c->status.allocation) continue;
-      auto ac = ToAllocClaim(*c);
-      if (!ac.ok()) continue;  // undecodable claims cannot be represented; skip
-      allocated.push_back(std::move(*ac));
+      allocated.push_back(alloc::ToAllocClaim(*c));
       uids.insert(c->metadata.uid);
     }
     for (const auto& [uid, claim] : in_flight_) {
@@ -86,9 +60,8 @@ Status SnapshotAllocator::EnsureSnapshot(bool include_deallocations) {
   for (const auto& c : cache_.AllocationsSince(log_pos_, &end)) {
     if (!c->status.allocation || committed_.count(c->metadata.uid)) continue;
     // With the whole claim so that AllocationPolicy namespace limits count it too.
-    auto ac = ToAllocClaim(*c);
-    if (!ac.ok() || !ac->allocation) continue;
-    alloc_->Commit(*ac, *ac->allocation);
+    alloc::ResourceClaim ac = alloc::ToAllocClaim(*c);
+    alloc_->Commit(ac, *ac.allocation);
     committed_.insert(c->metadata.uid);
   }
   log_pos_ = end;
@@ -127,20 +100,13 @@ AllocateResponse SnapshotAllocator::AllocateOnce(const AllocateRequest& req,
     return resp;
   }
   std::vector<alloc::ResourceClaim> claims;
-  for (const auto& c : req.claims) {
-    auto ac = ToAllocClaim(*c);
-    if (!ac.ok()) {
-      resp.kind = AllocateResponse::Kind::kError;
-      resp.message = Truncate("claim " + c->metadata.name + ": " + ac.status().message());
-      return resp;
-    }
-    claims.push_back(std::move(*ac));
-  }
+  claims.reserve(req.claims.size());
+  for (const auto& c : req.claims) claims.push_back(alloc::ToAllocClaim(*c));
   std::vector<const alloc::ResourceClaim*> ptrs;
   for (const auto& c : claims) ptrs.push_back(&c);
   std::vector<alloc::Node> nodes;
   nodes.reserve(req.candidates.size());
-  for (const auto& n : req.candidates) nodes.push_back(ToAllocNode(*n));
+  for (const auto& n : req.candidates) nodes.push_back(alloc::ToAllocNode(*n));
   if (nodes.empty()) {
     resp.message = "no candidate nodes";
     return resp;
@@ -154,16 +120,8 @@ AllocateResponse SnapshotAllocator::AllocateOnce(const AllocateRequest& req,
   alloc::Outcome out = alloc_->AllocateOnAnyNode(nodes, ptrs, start);
   switch (out.kind) {
     case alloc::Outcome::Kind::kAllocated: {
-      for (const auto& r : out.results) {
-        auto ar = FromAllocResult(r);
-        if (!ar.ok()) {
-          resp.kind = AllocateResponse::Kind::kError;
-          resp.message = Truncate("allocation result: " + ar.status().message());
-          dirty_ = true;
-          return resp;
-        }
-        resp.results.push_back(std::move(*ar));
-      }
+      resp.results.reserve(out.results.size());
+      for (const auto& r : out.results) resp.results.push_back(alloc::ToApiAllocationResult(r));
       for (size_t i = 0; i < out.results.size() && i < claims.size(); ++i) {
         alloc_->Commit(claims[i], out.results[i]);  // in flight; counts against policy limits
         // Kept until Settle(); `claims` is not used after this loop.

@@ -58,9 +58,4 @@ class SnapshotAllocator : public ClaimAllocator {
   int64_t rebuilds_ = 0;
 };
 
-// Conversions between controller/api and the allocator model (through their JSON forms).
-StatusOr<alloc::ResourceClaim> ToAllocClaim(const api::ResourceClaim& claim);
-StatusOr<api::AllocationResult> FromAllocResult(const alloc::AllocationResult& r);
-alloc::Node ToAllocNode(const api::Node& node);
-
 }  // namespace draco::reconcilers

@@ -1,0 +1,37 @@
+// Direct conversions between the API model (controller/api: what the API server serves, decoded
+// by api::Decode) and the allocator's compute model (model.h), without JSON text in between.
+//
+// Contract: every To* function gives exactly the value that encoding the API object with
+// api::Encode and decoding the text with the lenient json_codec.h decoder gives (same defaults,
+// same nil-vs-empty distinctions, maps turned into name-sorted lists, quantities with their exact
+// value; see from_api_test.cc). Opaque parameters keep the API model's compact JSON text. Nothing
+// here can fail: quantities were parsed by the api codec and an attribute without a value becomes
+// Attribute::Kind::kNone, as json_codec does. ToAllocPolicy is the exception: it enforces the
+// AllocationPolicy CRD's structural rules and returns INVALID_ARGUMENT naming the policy.
+//
+// ToApiAllocationResult is the reverse for what the allocator produces; it equals
+// api::Decode<api::AllocationResult>(AllocationResultToJson(r)).
+//
+// All functions are pure and thread-safe.
+#pragma once
+
+#include "controller/allocator/model.h"
+#include "controller/api/policy_types.h"
+#include "controller/api/types.h"
+#include "k8sclient/base/status.h"
+
+namespace draco::alloc {
+
+ResourceSlice ToAllocSlice(const api::ResourceSlice& slice);
+DeviceClass ToAllocClass(const api::DeviceClass& cls);
+// The claim with its status.allocation; DefaultClaim (allocator.h) is applied.
+ResourceClaim ToAllocClaim(const api::ResourceClaim& claim);
+AllocationResult ToAllocAllocationResult(const api::AllocationResult& result);
+DeviceTaintRule ToAllocTaintRule(const api::DeviceTaintRule& rule);
+// Name, labels and status.declaredFeatures.
+Node ToAllocNode(const api::Node& node);
+StatusOr<AllocationPolicy> ToAllocPolicy(const api::AllocationPolicy& policy);
+
+api::AllocationResult ToApiAllocationResult(const AllocationResult& result);
+
+}  // namespace draco::alloc
