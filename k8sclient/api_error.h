@@ -32,7 +32,7 @@
 #include <string_view>
 #include <vector>
 
-#include "k8sclient/base/status.h"
+#include "base/status.h"
 
 namespace draco::k8s {
 

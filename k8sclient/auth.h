@@ -14,8 +14,8 @@
 #include <optional>
 #include <string>
 
-#include "k8sclient/base/clock.h"
-#include "k8sclient/base/status.h"
+#include "base/clock.h"
+#include "base/status.h"
 #include "k8sclient/config.h"
 
 namespace draco::k8s {

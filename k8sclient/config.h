@@ -19,7 +19,7 @@
 #include <utility>
 #include <vector>
 
-#include "k8sclient/base/status.h"
+#include "base/status.h"
 
 namespace draco::k8s {
 

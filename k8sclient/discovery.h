@@ -16,7 +16,7 @@
 #include <string_view>
 #include <vector>
 
-#include "k8sclient/base/status.h"
+#include "base/status.h"
 #include "k8sclient/rest_client.h"
 
 namespace draco::k8s {

@@ -22,7 +22,7 @@
 #include <string>
 #include <string_view>
 
-#include "k8sclient/base/status.h"
+#include "base/status.h"
 #include "k8sclient/object.h"
 
 namespace draco::k8s {

@@ -12,7 +12,7 @@
 #include <cpprest/uri_builder.h>
 #include <openssl/x509.h>
 
-#include "k8sclient/base/status.h"
+#include "base/status.h"
 #include "k8sclient/rest_client.h"
 
 namespace draco::k8s::rest_internal {

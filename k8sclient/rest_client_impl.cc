@@ -19,8 +19,8 @@
 
 #include "k8sclient/api_error.h"
 #include "k8sclient/auth.h"
-#include "k8sclient/base/status_macros.h"
-#include "k8sclient/base/token_bucket.h"
+#include "base/status_macros.h"
+#include "base/token_bucket.h"
 #include "k8sclient/rest_client_helpers.h"
 #include "k8sclient/retry_policy.h"
 #include "k8sclient/watch_decoder.h"

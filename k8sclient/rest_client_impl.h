@@ -18,8 +18,8 @@
 
 #include <memory>
 
-#include "k8sclient/base/clock.h"
-#include "k8sclient/base/status.h"
+#include "base/clock.h"
+#include "base/status.h"
 #include "k8sclient/config.h"
 #include "k8sclient/rest_client.h"
 

@@ -20,9 +20,9 @@
 #include <chrono>
 #include <functional>
 
-#include "k8sclient/base/backoff.h"
-#include "k8sclient/base/clock.h"
-#include "k8sclient/base/status.h"
+#include "base/backoff.h"
+#include "base/clock.h"
+#include "base/status.h"
 
 namespace draco::k8s {
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-#include "k8sclient/base/status.h"
+#include "base/status.h"
 #include "k8sclient/rest_client.h"
 
 namespace draco::k8s {

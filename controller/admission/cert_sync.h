@@ -27,7 +27,7 @@
 #include <vector>
 
 #include "controller/admission/certs.h"
-#include "k8sclient/base/clock.h"
+#include "base/clock.h"
 #include "k8sclient/rest_client.h"
 
 namespace draco::admission {

@@ -13,7 +13,7 @@
 #include <string>
 #include <string_view>
 
-#include "k8sclient/base/status.h"
+#include "base/status.h"
 
 namespace draco::admission {
 

@@ -27,7 +27,7 @@
 #include <vector>
 
 #include "controller/admission/certs.h"
-#include "k8sclient/base/status.h"
+#include "base/status.h"
 
 struct ssl_ctx_st;
 

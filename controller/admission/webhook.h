@@ -17,7 +17,7 @@
 
 #include "controller/admission/cert_sync.h"
 #include "controller/admission/tls_server.h"
-#include "k8sclient/base/clock.h"
+#include "base/clock.h"
 #include "k8sclient/rest_client.h"
 
 namespace draco::admission {

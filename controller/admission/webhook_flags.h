@@ -13,7 +13,7 @@
 #include <string_view>
 
 #include "controller/admission/webhook.h"
-#include "k8sclient/base/status.h"
+#include "base/status.h"
 
 namespace draco::admission {
 

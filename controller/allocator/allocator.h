@@ -57,7 +57,7 @@
 
 #include "controller/allocator/model.h"
 #include "controller/allocator/selector.h"
-#include "k8sclient/base/status.h"
+#include "base/status.h"
 
 namespace draco::alloc {
 

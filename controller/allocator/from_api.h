@@ -18,7 +18,7 @@
 #include "controller/allocator/model.h"
 #include "controller/api/policy_types.h"
 #include "controller/api/types.h"
-#include "k8sclient/base/status.h"
+#include "base/status.h"
 
 namespace draco::alloc {
 

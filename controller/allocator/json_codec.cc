@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "k8sclient/base/status_macros.h"
+#include "base/status_macros.h"
 
 namespace draco::alloc {
 namespace {

@@ -18,7 +18,7 @@
 #include <rapidjson/writer.h>
 
 #include "controller/allocator/model.h"
-#include "k8sclient/base/status.h"
+#include "base/status.h"
 
 namespace draco::alloc {
 

@@ -7,7 +7,7 @@
 #include <string_view>
 
 #include "controller/allocator/model.h"
-#include "k8sclient/base/status.h"
+#include "base/status.h"
 
 namespace draco::alloc {
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "controller/allocator/model.h"
-#include "k8sclient/base/status.h"
+#include "base/status.h"
 
 namespace draco::alloc {
 

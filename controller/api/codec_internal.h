@@ -28,7 +28,7 @@
 #include "controller/api/storage_types.h"
 #include "controller/api/types.h"
 #include "controller/api/workload_types.h"
-#include "k8sclient/base/status.h"
+#include "base/status.h"
 
 namespace draco::api::codec_internal {
 

@@ -23,7 +23,7 @@
 #include <string_view>
 
 #include "controller/api/bignat.h"
-#include "k8sclient/base/status.h"
+#include "base/status.h"
 
 namespace draco::api {
 

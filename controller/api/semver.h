@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "k8sclient/base/status.h"
+#include "base/status.h"
 
 namespace draco::api {
 

@@ -30,7 +30,7 @@
 #include <vector>
 
 #include "controller/api/types.h"
-#include "k8sclient/base/status.h"
+#include "base/status.h"
 
 namespace draco::api {
 

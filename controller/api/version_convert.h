@@ -11,7 +11,7 @@
 
 #include <rapidjson/document.h>
 
-#include "k8sclient/base/status.h"
+#include "base/status.h"
 
 namespace draco::api {
 

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "controller/cel/ast.h"
-#include "k8sclient/base/status.h"
+#include "base/status.h"
 
 namespace draco::cel {
 

@@ -21,7 +21,7 @@
 #include "controller/cel/checker.h"
 #include "controller/cel/env.h"
 #include "controller/cel/value.h"
-#include "k8sclient/base/status.h"
+#include "base/status.h"
 
 namespace draco::cel {
 

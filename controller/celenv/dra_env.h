@@ -24,7 +24,7 @@
 #include "controller/cel/cache.h"
 #include "controller/cel/env.h"
 #include "controller/cel/value.h"
-#include "k8sclient/base/status.h"
+#include "base/status.h"
 
 namespace draco::celenv {
 

@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "controller/feasibility/snapshot.h"
-#include "k8sclient/base/status.h"
+#include "base/status.h"
 
 namespace draco::feasibility {
 

@@ -6,7 +6,7 @@
 
 #include "controller/api/storage_types.h"
 #include "controller/api/types.h"
-#include "k8sclient/base/status.h"
+#include "base/status.h"
 
 namespace draco::feasibility {
 

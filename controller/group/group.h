@@ -36,7 +36,7 @@
 #include "controller/allocator/model.h"
 #include "controller/api/types.h"
 #include "controller/api/workload_types.h"
-#include "k8sclient/base/status.h"
+#include "base/status.h"
 
 namespace draco::group {
 

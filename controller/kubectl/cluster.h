@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "controller/simulate/simulate.h"
-#include "k8sclient/base/status.h"
+#include "base/status.h"
 #include "k8sclient/rest_client.h"
 
 namespace draco::kubectl {

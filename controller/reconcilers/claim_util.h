@@ -9,7 +9,7 @@
 
 #include "controller/api/types.h"
 #include "controller/api/workload_types.h"
-#include "k8sclient/base/status.h"
+#include "base/status.h"
 
 namespace draco::reconcilers {
 

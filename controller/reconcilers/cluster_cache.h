@@ -40,7 +40,7 @@
 #include "controller/metrics/controller_metrics.h"
 #include "controller/reconcilers/claim_util.h"
 #include "controller/reconcilers/object_ptrs.h"
-#include "k8sclient/base/clock.h"
+#include "base/clock.h"
 
 namespace draco::reconcilers {
 

@@ -24,7 +24,7 @@
 #include <thread>
 
 #include "controller/reconcilers/interfaces.h"
-#include "k8sclient/base/clock.h"
+#include "base/clock.h"
 #include "k8sclient/rest_client.h"
 
 namespace draco::reconcilers {

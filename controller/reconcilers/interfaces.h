@@ -13,8 +13,8 @@
 
 #include "controller/api/types.h"
 #include "controller/reconcilers/object_ptrs.h"
-#include "k8sclient/base/clock.h"
-#include "k8sclient/base/status.h"
+#include "base/clock.h"
+#include "base/status.h"
 
 namespace draco::reconcilers {
 

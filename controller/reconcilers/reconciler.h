@@ -17,8 +17,8 @@
 #include <string>
 #include <string_view>
 
-#include "k8sclient/base/clock.h"
-#include "k8sclient/base/status.h"
+#include "base/clock.h"
+#include "base/status.h"
 
 namespace draco::reconcilers {
 

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "k8sclient/base/status.h"
+#include "base/status.h"
 
 namespace draco::run {
 

@@ -34,7 +34,7 @@
 #include <string>
 
 #include "controller/admission/webhook_flags.h"
-#include "k8sclient/base/status.h"
+#include "base/status.h"
 
 namespace draco::run {
 

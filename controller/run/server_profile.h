@@ -12,7 +12,7 @@
 #include <string_view>
 
 #include "controller/allocator/model.h"
-#include "k8sclient/base/status.h"
+#include "base/status.h"
 #include "k8sclient/discovery.h"
 #include "k8sclient/rest_client.h"
 

@@ -27,7 +27,7 @@
 #include "controller/reconcilers/snapshot_allocator.h"
 #include "controller/reconcilers/worker.h"
 #include "controller/run/run.h"
-#include "k8sclient/base/clock.h"
+#include "base/clock.h"
 #include "k8sclient/config.h"
 #include "k8sclient/rest_client.h"
 #include "k8sclient/workqueue/rate_limiting_queue.h"

@@ -21,7 +21,7 @@
 
 #include <prometheus/collectable.h>
 
-#include "k8sclient/base/status.h"
+#include "base/status.h"
 
 class CivetServer;
 

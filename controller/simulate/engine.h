@@ -18,7 +18,7 @@
 #include "controller/api/workload_types.h"
 #include "controller/feasibility/feasibility.h"
 #include "controller/simulate/simulate.h"
-#include "k8sclient/base/status.h"
+#include "base/status.h"
 
 namespace draco::simulate {
 

@@ -11,7 +11,7 @@
 #include "controller/allocator/model.h"
 #include "controller/api/extended_resource.h"
 #include "controller/api/types.h"
-#include "k8sclient/base/status.h"
+#include "base/status.h"
 
 namespace draco::simulate {
 

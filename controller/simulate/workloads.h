@@ -41,7 +41,7 @@
 
 #include <rapidjson/document.h>
 
-#include "k8sclient/base/status.h"
+#include "base/status.h"
 
 namespace draco::simulate {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "k8sclient/base/status.h"
+#include "base/status.h"
 #include "k8sclient/cache/store.h"
 
 namespace draco::k8s::cache {

@@ -29,8 +29,8 @@
 #include <mutex>
 #include <string>
 
-#include "k8sclient/base/backoff.h"
-#include "k8sclient/base/clock.h"
+#include "base/backoff.h"
+#include "base/clock.h"
 #include "k8sclient/cache/lister_watcher.h"
 #include "k8sclient/cache/store.h"
 

@@ -36,7 +36,7 @@
 #include <variant>
 #include <vector>
 
-#include "k8sclient/base/clock.h"
+#include "base/clock.h"
 #include "k8sclient/cache/lister_watcher.h"
 #include "k8sclient/cache/reflector.h"
 #include "k8sclient/cache/store.h"

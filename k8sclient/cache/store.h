@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "k8sclient/base/status.h"
+#include "base/status.h"
 #include "k8sclient/object.h"
 
 namespace draco::k8s::cache {

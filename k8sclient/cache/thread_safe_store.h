@@ -12,7 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "k8sclient/base/status.h"
+#include "base/status.h"
 #include "k8sclient/cache/store.h"
 
 namespace draco::k8s::cache {

@@ -18,7 +18,7 @@
 #include <functional>
 #include <memory>
 
-#include "k8sclient/base/clock.h"
+#include "base/clock.h"
 #include "k8sclient/rest_client.h"
 
 namespace draco::k8s {

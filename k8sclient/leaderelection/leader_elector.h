@@ -42,8 +42,8 @@
 #include <string>
 #include <thread>
 
-#include "k8sclient/base/clock.h"
-#include "k8sclient/base/status.h"
+#include "base/clock.h"
+#include "base/status.h"
 #include "k8sclient/rest_client.h"
 
 namespace draco::k8s {

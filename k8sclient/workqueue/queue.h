@@ -24,7 +24,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "k8sclient/base/clock.h"
+#include "base/clock.h"
 #include "k8sclient/workqueue/metrics.h"
 
 namespace draco::k8s::workqueue {

@@ -15,8 +15,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "k8sclient/base/clock.h"
-#include "k8sclient/base/token_bucket.h"
+#include "base/clock.h"
+#include "base/token_bucket.h"
 
 namespace draco::k8s::workqueue {
 

@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "k8sclient/api_error.h"
-#include "k8sclient/base/clock.h"
+#include "base/clock.h"
 #include "k8sclient/cache/lister_watcher.h"
 
 namespace draco::k8s::cache::testing {

@@ -4,7 +4,7 @@
 #include <rapidjson/writer.h>
 
 #include "controller/api/quantity.h"
-#include "k8sclient/base/status_macros.h"
+#include "base/status_macros.h"
 
 namespace draco::celdiff {
 

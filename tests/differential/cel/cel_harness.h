@@ -15,7 +15,7 @@
 #include <rapidjson/document.h>
 
 #include "controller/celenv/dra_env.h"
-#include "k8sclient/base/status.h"
+#include "base/status.h"
 
 namespace draco::celdiff {
 

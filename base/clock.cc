@@ -1,4 +1,4 @@
-#include "k8sclient/base/clock.h"
+#include "base/clock.h"
 
 #include <algorithm>
 

@@ -4,7 +4,7 @@
 //   DRACO_ASSIGN_OR_RETURN(auto value, ComputeThing());
 #pragma once
 
-#include "k8sclient/base/status.h"
+#include "base/status.h"
 
 #define DRACO_STATUS_CONCAT_INNER_(a, b) a##b
 #define DRACO_STATUS_CONCAT_(a, b) DRACO_STATUS_CONCAT_INNER_(a, b)

@@ -1,11 +1,11 @@
-#include "k8sclient/base/status.h"
+#include "base/status.h"
 
 #include <memory>
 #include <string>
 
 #include <gtest/gtest.h>
 
-#include "k8sclient/base/status_macros.h"
+#include "base/status_macros.h"
 
 namespace draco {
 namespace {

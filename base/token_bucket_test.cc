@@ -1,4 +1,4 @@
-#include "k8sclient/base/token_bucket.h"
+#include "base/token_bucket.h"
 
 #include <atomic>
 #include <chrono>

@@ -16,7 +16,7 @@
 #include <optional>
 #include <random>
 
-#include "k8sclient/base/clock.h"
+#include "base/clock.h"
 
 namespace draco {
 

@@ -10,7 +10,7 @@
 #include <condition_variable>
 #include <mutex>
 
-#include "k8sclient/base/clock.h"
+#include "base/clock.h"
 
 namespace draco {
 

@@ -1,4 +1,4 @@
-#include "k8sclient/base/status.h"
+#include "base/status.h"
 
 namespace draco {
 

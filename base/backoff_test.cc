@@ -1,4 +1,4 @@
-#include "k8sclient/base/backoff.h"
+#include "base/backoff.h"
 
 #include <atomic>
 #include <chrono>
