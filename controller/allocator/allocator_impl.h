@@ -1,5 +1,5 @@
 // Internal data structures of the allocator (not part of the public API; shared by
-// allocator.cc and explain.cc).
+// allocator*.cc, search*.cc and explain*.cc).
 #pragma once
 
 #include <algorithm>

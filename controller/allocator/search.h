@@ -26,6 +26,11 @@ struct AttrSet {
   std::optional<AttrSet> Intersect(const AttrSet& o) const;
 };
 
+// "driver/pool/device" of device `d` in slice `s`, as in messages.
+inline std::string DeviceIdString(const ResourceSlice& s, const Device& d) {
+  return s.driver + "/" + s.pool + "/" + d.name;
+}
+
 // Upstream lookupAttribute: exact key, else the driver-domain short name.
 const Attribute* LookupAttribute(const Device& d, std::string_view driver, std::string_view fqname);
 
@@ -165,7 +170,14 @@ class Search {
                    const std::vector<std::pair<std::string, Qty>>* consumed, Rollback* rb);
   void LimitRelease(const ClaimData& cd, const ReqData& rd, const Rollback& rb);
   const Allocator::Impl::Usage* Committed(int policy, const std::string& ns) const;
+  // Result construction (search_results.cc): BuildResults in steps, each for one claim.
   Outcome BuildResults();
+  void AddDeviceResults(const ClaimData& cd, AllocationResult& ar) const;
+  // Configs of the classes of the chosen requests (once per class), then of the claim.
+  void AddClassConfigs(const ClaimData& cd, AllocationResult& ar) const;
+  void AddClaimConfigs(const ClaimData& cd, AllocationResult& ar) const;
+  // ar.node_selector from the devices' node selection; false with `error` when unsupported.
+  bool SetNodeSelector(const ClaimData& cd, AllocationResult& ar, std::string* error) const;
 
   // --- explanations (explain.cc, explain_numbers.cc, explain_conflicts.cc) ---
   // Fills explain_: pools, one funnel per request and, after an unsatisfiable search, conflicts.
