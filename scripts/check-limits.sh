@@ -10,8 +10,6 @@ cd "$(dirname "$0")/.."
 BUILD=${1:-build}
 MAX_LINES=600
 KNOWN_LONG=(
-  controller/allocator/allocator.cc    # #16: split by concern (snapshot, state, pools, policy)
-  controller/allocator/search.cc       # #16: filter table and result building out
   controller/allocator/json_codec.cc   # #16: goes once simulate and the oracle protocol use api
 )
 known() { local f; for f in "${KNOWN_LONG[@]}"; do [[ $1 == "$f" ]] && return 0; done; return 1; }

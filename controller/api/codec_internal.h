@@ -23,12 +23,12 @@
 #include <rapidjson/document.h>
 #include <yaml-cpp/yaml.h>
 
+#include "base/status.h"
 #include "controller/api/codec.h"
 #include "controller/api/policy_types.h"
 #include "controller/api/storage_types.h"
 #include "controller/api/types.h"
 #include "controller/api/workload_types.h"
-#include "base/status.h"
 
 namespace draco::api::codec_internal {
 
@@ -39,9 +39,9 @@ using Allocator = rapidjson::Document::AllocatorType;
 // Field lists: the single place that maps C++ members to JSON names.
 
 #include "controller/api/codec_core_fields.inc"
+#include "controller/api/codec_policy_fields.inc"
 #include "controller/api/codec_resource_fields.inc"
 #include "controller/api/codec_scheduling_fields.inc"
-#include "controller/api/codec_policy_fields.inc"
 
 struct ProbeVisitor {
   template <class F>
