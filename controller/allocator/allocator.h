@@ -55,9 +55,9 @@
 #include <string>
 #include <vector>
 
+#include "base/status.h"
 #include "controller/allocator/model.h"
 #include "controller/allocator/selector.h"
-#include "base/status.h"
 
 namespace draco::alloc {
 

@@ -10,10 +10,14 @@
 
 #include <string>
 
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
 #include "controller/allocator/allocator.h"
-#include "controller/allocator/json_codec.h"
 
 namespace draco::alloc {
+
+using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer>;
 
 // Human-readable, multi-line.
 std::string ExplanationToText(const Explanation& e);

@@ -10,8 +10,8 @@
 #include <string>
 #include <string_view>
 
-#include "controller/allocator/model.h"
 #include "base/status.h"
+#include "controller/allocator/model.h"
 
 namespace draco::alloc {
 

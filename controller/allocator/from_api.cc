@@ -251,7 +251,7 @@ AllocationResult ToAllocAllocationResult(const api::AllocationResult& result) {
   return out;
 }
 
-ResourceClaim ToAllocClaim(const api::ResourceClaim& claim) {
+ResourceClaim ToAllocClaimAsGiven(const api::ResourceClaim& claim) {
   ResourceClaim out;
   out.namespace_name = claim.metadata.namespace_;
   out.name = claim.metadata.name;
@@ -281,8 +281,21 @@ ResourceClaim ToAllocClaim(const api::ResourceClaim& claim) {
   }
   if (claim.status.allocation) out.allocation = ToAllocAllocationResult(*claim.status.allocation);
   for (const auto& r : claim.status.reserved_for) out.reserved_for.push_back(r.name);
+  return out;
+}
+
+ResourceClaim ToAllocClaim(const api::ResourceClaim& claim) {
+  ResourceClaim out = ToAllocClaimAsGiven(claim);
   DefaultClaim(out);
   return out;
+}
+
+ResourceClaim ToAllocClaimTemplate(const api::ResourceClaimTemplate& tmpl) {
+  api::ResourceClaim claim;
+  claim.metadata.name = tmpl.metadata.name;
+  claim.metadata.namespace_ = tmpl.metadata.namespace_;
+  claim.spec = tmpl.spec.spec;
+  return ToAllocClaim(claim);
 }
 
 DeviceTaintRule ToAllocTaintRule(const api::DeviceTaintRule& rule) {

@@ -15,10 +15,10 @@
 // All functions are pure and thread-safe.
 #pragma once
 
+#include "base/status.h"
 #include "controller/allocator/model.h"
 #include "controller/api/policy_types.h"
 #include "controller/api/types.h"
-#include "base/status.h"
 
 namespace draco::alloc {
 
@@ -26,6 +26,12 @@ ResourceSlice ToAllocSlice(const api::ResourceSlice& slice);
 DeviceClass ToAllocClass(const api::DeviceClass& cls);
 // The claim with its status.allocation; DefaultClaim (allocator.h) is applied.
 ResourceClaim ToAllocClaim(const api::ResourceClaim& claim);
+// ToAllocClaim without DefaultClaim: the claim as written (upstream's allocator tests hand over
+// claims without API-server defaulting).
+ResourceClaim ToAllocClaimAsGiven(const api::ResourceClaim& claim);
+// The claim a template's spec.spec describes, named like the template (name and namespace only;
+// no annotations, uid or status); DefaultClaim is applied.
+ResourceClaim ToAllocClaimTemplate(const api::ResourceClaimTemplate& tmpl);
 AllocationResult ToAllocAllocationResult(const api::AllocationResult& result);
 DeviceTaintRule ToAllocTaintRule(const api::DeviceTaintRule& rule);
 // Name, labels and status.declaredFeatures.

@@ -13,6 +13,7 @@
 
 #include "controller/allocator/allocator.h"
 #include "controller/allocator/json_codec.h"
+#include "controller/allocator/scenario_json.h"
 #include "controller/api/codec.h"
 
 namespace draco::alloc {

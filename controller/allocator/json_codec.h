@@ -5,20 +5,15 @@
 // optional pointers is kept. Quantities are parsed with upstream's rules; an invalid quantity is an
 // INVALID_ARGUMENT error naming the field.
 //
-// Encoding writes AllocationResult exactly like encoding/json of the v1 Go struct (field order,
-// omitempty) so that outputs can be compared with the upstream oracle.
-//
 // All functions are thread-safe (no shared state).
 #pragma once
 
 #include <string>
 
 #include <rapidjson/document.h>
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
 
-#include "controller/allocator/model.h"
 #include "base/status.h"
+#include "controller/allocator/model.h"
 
 namespace draco::alloc {
 
@@ -31,13 +26,6 @@ StatusOr<ResourceClaim> DecodeClaimTemplateSpec(const rapidjson::Value& template
 // draco.dev/v1alpha1 AllocationPolicy; enforces the CRD's structural rules that matter here.
 StatusOr<AllocationPolicy> DecodeAllocationPolicy(const rapidjson::Value& v);
 StatusOr<DeviceTaintRule> DecodeDeviceTaintRule(const rapidjson::Value& v);
-StatusOr<Features> DecodeFeatures(const rapidjson::Value& v);
 StatusOr<AllocationResult> DecodeAllocationResult(const rapidjson::Value& v);
-
-using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer>;
-
-void EncodeAllocationResult(const AllocationResult& r, JsonWriter& w);
-void EncodeNodeSelector(const NodeSelector& ns, JsonWriter& w);
-std::string AllocationResultToJson(const AllocationResult& r);
 
 }  // namespace draco::alloc

@@ -3,9 +3,8 @@
 // upstream's Go code distinguishes nil from empty.
 //
 // These are plain value types (thread-compatible). They are the allocator's own compute format;
-// `from_api.h` builds them from the api model (the controller's path) and `json_codec.h` decodes
-// them from Kubernetes JSON (simulate and the oracle scenario protocol) and encodes
-// AllocationResult in the v1 shape.
+// `from_api.h` builds them from the api model (the controller, simulate and the oracle scenario
+// protocol); `json_codec.h` decodes them from Kubernetes JSON only as from_api_test's reference.
 #pragma once
 
 #include <cstdint>

@@ -6,8 +6,8 @@
 
 #include <string_view>
 
-#include "controller/allocator/model.h"
 #include "base/status.h"
+#include "controller/allocator/model.h"
 
 namespace draco::alloc {
 

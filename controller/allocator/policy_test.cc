@@ -2,14 +2,21 @@
 // vs FirstFit), namespace limits (maxDevices, maxCapacity incl. committed and in-flight usage)
 // and the shared Snapshot (cheap Create, per-slice updates).
 #include <gtest/gtest.h>
-#include <rapidjson/document.h>
 
 #include "controller/allocator/allocator.h"
 #include "controller/allocator/explain.h"
-#include "controller/allocator/json_codec.h"
+#include "controller/allocator/from_api.h"
+#include "controller/api/codec.h"
 
 namespace draco::alloc {
 namespace {
+
+// The controller's path: api::Decode, then the CRD's structural rules in ToAllocPolicy.
+StatusOr<AllocationPolicy> DecodeAllocationPolicy(const std::string& json) {
+  auto p = api::Decode<api::AllocationPolicy>(json);
+  if (!p.ok()) return p.status();
+  return ToAllocPolicy(*p);
+}
 
 ResourceSlice Slice(const std::string& node, int devices, int64_t mem_gi = 80) {
   ResourceSlice s;
@@ -226,8 +233,7 @@ TEST(PolicyTest, ExplainNamesPolicyLimitUsedAndRequested) {
 }
 
 TEST(PolicyTest, DecodesTheCrdShape) {
-  rapidjson::Document d;
-  d.Parse(R"({"apiVersion":"draco.dev/v1alpha1","kind":"AllocationPolicy",
+  const std::string d(R"({"apiVersion":"draco.dev/v1alpha1","kind":"AllocationPolicy",
     "metadata":{"name":"p"},"spec":{"deviceClassSelector":{"labelSelector":{
     "matchLabels":{"a":"b"},"matchExpressions":[{"key":"k","operator":"Exists"}]}},
     "strategy":"Spread","priority":7,"namespaceLimits":[{"namespace":"*","maxDevices":2,
@@ -240,13 +246,12 @@ TEST(PolicyTest, DecodesTheCrdShape) {
   EXPECT_EQ(*p->namespace_limits[0].max_devices, 2);
   EXPECT_EQ(p->namespace_limits[0].max_capacity[0].second.ToString(), "10Gi");
   EXPECT_EQ(p->LimitFor("anything"), &p->namespace_limits[0]);
-  rapidjson::Document bad;
-  bad.Parse(R"({"metadata":{"name":"p"},"spec":{"deviceClassSelector":{"names":["x"],
-    "labelSelector":{"matchLabels":{"a":"b"}}}}})");
-  EXPECT_FALSE(DecodeAllocationPolicy(bad).ok());
-  bad.Parse(R"({"metadata":{"name":"p"},"spec":{"deviceClassSelector":{"names":["x"]},
-    "strategy":"Random"}})");
-  EXPECT_FALSE(DecodeAllocationPolicy(bad).ok());
+  EXPECT_FALSE(DecodeAllocationPolicy(R"({"metadata":{"name":"p"},"spec":{"deviceClassSelector":{
+    "names":["x"],"labelSelector":{"matchLabels":{"a":"b"}}}}})")
+                   .ok());
+  EXPECT_FALSE(DecodeAllocationPolicy(R"({"metadata":{"name":"p"},"spec":{"deviceClassSelector":{
+    "names":["x"]},"strategy":"Random"}})")
+                   .ok());
 }
 
 TEST(SnapshotTest, SharedSnapshotAllocatorsAreIndependent) {

@@ -6,20 +6,22 @@
 
 #include <rapidjson/document.h>
 
-#include "controller/allocator/json_codec.h"
+#include "controller/allocator/from_api.h"
+#include "controller/allocator/scenario_json.h"
 
 namespace draco::alloc {
 namespace {
 
-template <typename T, typename F>
-Status DecodeList(const rapidjson::Value& doc, const char* name, F decode, std::vector<T>* out) {
+// The API objects of list `name` (null entries skipped), converted with `convert` (from_api.h).
+template <typename A, typename T, typename F>
+Status DecodeList(const rapidjson::Value& doc, const char* name, F convert, std::vector<T>* out) {
   auto it = doc.FindMember(name);
   if (it == doc.MemberEnd() || !it->value.IsArray()) return OkStatus();
   for (const auto& e : it->value.GetArray()) {
     if (e.IsNull()) continue;
-    auto v = decode(e);
+    auto v = DecodeApiValue<A>(e);
     if (!v.ok()) return v.status().WithPrefix(name);
-    out->push_back(std::move(v).value());
+    out->push_back(convert(*v));
   }
   return OkStatus();
 }
@@ -65,24 +67,26 @@ StatusOr<Scenario> ParseScenario(std::string_view line) {
     s.mode = it->value.GetString();
   }
   if (auto it = doc.FindMember("node"); it != doc.MemberEnd() && it->value.IsObject()) {
-    auto n = DecodeNode(it->value);
+    auto n = DecodeApiValue<api::Node>(it->value);
     if (!n.ok()) return n.status();
-    s.node = std::move(n).value();
+    s.node = ToAllocNode(*n);
   }
-  Status st = DecodeList(doc, "nodes", DecodeNode, &s.nodes);
-  if (st.ok()) st = DecodeList(doc, "classes", DecodeDeviceClass, &s.classes);
-  if (st.ok()) st = DecodeList(doc, "slices", DecodeResourceSlice, &s.slices);
-  if (st.ok()) st = DecodeList(doc, "allocatedClaims", DecodeResourceClaim, &s.allocated_claims);
-  if (st.ok()) st = DecodeList(doc, "claims", DecodeResourceClaim, &s.claims);
-  if (st.ok()) st = DecodeList(doc, "deviceTaintRules", DecodeDeviceTaintRule, &s.taint_rules);
+  // ToAllocClaim applies DefaultClaim to claims and allocated claims.
+  Status st = DecodeList<api::Node>(doc, "nodes", ToAllocNode, &s.nodes);
+  if (st.ok()) st = DecodeList<api::DeviceClass>(doc, "classes", ToAllocClass, &s.classes);
+  if (st.ok()) st = DecodeList<api::ResourceSlice>(doc, "slices", ToAllocSlice, &s.slices);
+  if (st.ok()) {
+    st = DecodeList<api::ResourceClaim>(doc, "allocatedClaims", ToAllocClaim, &s.allocated_claims);
+  }
+  if (st.ok()) st = DecodeList<api::ResourceClaim>(doc, "claims", ToAllocClaim, &s.claims);
+  if (st.ok()) {
+    st =
+        DecodeList<api::DeviceTaintRule>(doc, "deviceTaintRules", ToAllocTaintRule, &s.taint_rules);
+  }
   if (!st.ok()) return st;
   if (auto it = doc.FindMember("features"); it != doc.MemberEnd() && it->value.IsObject()) {
-    auto f = DecodeFeatures(it->value);
-    if (!f.ok()) return f.status();
-    s.features = *f;
+    s.features = DecodeFeatures(it->value);
   }
-  for (auto& c : s.claims) DefaultClaim(c);
-  for (auto& c : s.allocated_claims) DefaultClaim(c);
   return s;
 }
 

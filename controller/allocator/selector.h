@@ -10,8 +10,8 @@
 #include <utility>
 #include <vector>
 
-#include "controller/allocator/model.h"
 #include "base/status.h"
+#include "controller/allocator/model.h"
 
 namespace draco::alloc {
 

@@ -16,7 +16,7 @@
 #include "controller/allocator/allocator.h"
 #include "controller/allocator/explain.h"
 #include "controller/allocator/features.h"
-#include "controller/allocator/json_codec.h"
+#include "controller/allocator/from_api.h"
 #include "controller/allocator/node_selector.h"
 #include "controller/api/codec.h"
 #include "controller/api/validation.h"
@@ -247,43 +247,30 @@ namespace {
 // One decoded manifest (`doc` is its parsed JSON) into `in`.
 Status LoadManifest(const api::Manifest& m, const rapidjson::Document& doc, Inputs* in) {
   Status st;
-  if (m.kind == "DeviceClass") {
-    Add(alloc::DecodeDeviceClass(doc), in->classes, st);
-    if (const auto* dc = std::get_if<api::DeviceClass>(&m.object)) in->api_classes.push_back(*dc);
-  } else if (m.kind == "ResourceSlice") {
-    Add(alloc::DecodeResourceSlice(doc), in->slices, st);
-  } else if (m.kind == "DeviceTaintRule") {
-    Add(alloc::DecodeDeviceTaintRule(doc), in->rules, st);
+  if (const auto* dc = std::get_if<api::DeviceClass>(&m.object)) {
+    in->classes.push_back(alloc::ToAllocClass(*dc));
+    in->api_classes.push_back(*dc);
+  } else if (const auto* rs = std::get_if<api::ResourceSlice>(&m.object)) {
+    in->slices.push_back(alloc::ToAllocSlice(*rs));
+  } else if (const auto* tr = std::get_if<api::DeviceTaintRule>(&m.object)) {
+    in->rules.push_back(alloc::ToAllocTaintRule(*tr));
   } else if (m.kind == "AllocationPolicy") {
-    Add(alloc::DecodeAllocationPolicy(doc), in->policies, st);
-  } else if (m.kind == "Node") {
-    auto v = alloc::DecodeNode(doc);
-    auto a = api::Decode<api::Node>(m.raw_json);
-    if (v.ok() && a.ok()) {
-      v->labels.try_emplace("kubernetes.io/hostname", v->name);
-      in->nodes.push_back(std::move(v).value());
-      in->cluster.nodes.push_back(SimulatedNode(std::move(*a)));
-    } else {
-      st = v.ok() ? a.status() : v.status();
-    }
-  } else if (m.kind == "ResourceClaim") {
-    auto v = alloc::DecodeResourceClaim(doc);
-    if (v.ok()) {
-      if (v->namespace_name.empty()) v->namespace_name = "default";
-      alloc::DefaultClaim(*v);
-      in->claims.push_back(std::move(v).value());
-    } else {
-      st = v.status();
-    }
-  } else if (m.kind == "ResourceClaimTemplate") {
-    auto v = alloc::DecodeClaimTemplateSpec(doc);
-    if (v.ok()) {
-      if (v->namespace_name.empty()) v->namespace_name = "default";
-      std::string k = Key(v->namespace_name, v->name);
-      in->templates[k] = std::move(v).value();
-    } else {
-      st = v.status();
-    }
+    auto a = api::Decode<api::AllocationPolicy>(m.raw_json);
+    Add(a.ok() ? alloc::ToAllocPolicy(*a) : StatusOr<alloc::AllocationPolicy>(a.status()),
+        in->policies, st);
+  } else if (const auto* n = std::get_if<api::Node>(&m.object)) {
+    auto sim = SimulatedNode(*n);
+    in->nodes.push_back(alloc::ToAllocNode(*sim));
+    in->cluster.nodes.push_back(std::move(sim));
+  } else if (const auto* c = std::get_if<api::ResourceClaim>(&m.object)) {
+    ResourceClaim v = alloc::ToAllocClaim(*c);
+    if (v.namespace_name.empty()) v.namespace_name = "default";
+    in->claims.push_back(std::move(v));
+  } else if (const auto* t = std::get_if<api::ResourceClaimTemplate>(&m.object)) {
+    ResourceClaim v = alloc::ToAllocClaimTemplate(*t);
+    if (v.namespace_name.empty()) v.namespace_name = "default";
+    std::string k = Key(v.namespace_name, v.name);
+    in->templates[k] = std::move(v);
   } else if (m.kind == "Pod") {
     st = AddPod(doc, m.raw_json, in);
   } else if (m.kind == "PodGroup" && m.api_version.starts_with("scheduling.k8s.io/")) {

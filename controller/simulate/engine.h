@@ -12,13 +12,13 @@
 #include <string>
 #include <vector>
 
+#include "base/status.h"
 #include "controller/allocator/allocator.h"
 #include "controller/allocator/features.h"
 #include "controller/api/types.h"
 #include "controller/api/workload_types.h"
 #include "controller/feasibility/feasibility.h"
 #include "controller/simulate/simulate.h"
-#include "base/status.h"
 
 namespace draco::simulate {
 

@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <sstream>
 
+#include <rapidjson/document.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 #include <yaml-cpp/yaml.h>
 
 #include "controller/allocator/explain.h"
-#include "controller/allocator/json_codec.h"
+#include "controller/allocator/from_api.h"
+#include "controller/api/codec.h"
 
 namespace draco::simulate {
 namespace {
@@ -72,7 +74,7 @@ void WriteJson(const Simulation& sim, const Group* g,
       w.Key("node");
       w.String(SelectedNode(*c->allocation).c_str());
       w.Key("allocation");
-      alloc::EncodeAllocationResult(*c->allocation, w);
+      WriteAllocation(*c->allocation, w);
     }
     w.EndObject();
   }
@@ -157,6 +159,11 @@ std::string JsonToYaml(const std::string& json) {
   e << YAML::Block;
   YamlValue(d, e);
   return std::string(e.c_str()) + "\n";
+}
+
+void WriteAllocation(const alloc::AllocationResult& r, alloc::JsonWriter& w) {
+  std::string json = api::Encode(alloc::ToApiAllocationResult(r));
+  w.RawValue(json.data(), json.size(), rapidjson::kObjectType);
 }
 
 std::string SelectedNode(const alloc::AllocationResult& r) {

@@ -1,9 +1,6 @@
 #include "controller/simulate/extended_resources.h"
 
-#include <rapidjson/document.h>
-
-#include "controller/allocator/allocator.h"
-#include "controller/allocator/json_codec.h"
+#include "controller/allocator/from_api.h"
 #include "controller/api/codec.h"
 
 namespace draco::simulate {
@@ -21,14 +18,7 @@ StatusOr<std::optional<alloc::ResourceClaim>> ExtendedResourceClaim(
   api::ResourceClaim c = api::NewExtendedResourceClaim(pod, std::move(plan->requests));
   c.metadata.name = SimulatedExtendedClaimName(pod.metadata.name);
   c.metadata.namespace_ = ns;
-  // One claim model for the allocator: go through the same decoder as claim manifests.
-  rapidjson::Document doc;
-  doc.Parse(api::Encode(c).c_str());
-  if (doc.HasParseError()) return InternalError(where + ": encoding the claim failed");
-  auto ac = alloc::DecodeResourceClaim(doc);
-  if (!ac.ok()) return ac.status().WithPrefix(where);
-  alloc::DefaultClaim(*ac);
-  return std::optional<alloc::ResourceClaim>(std::move(ac).value());
+  return std::optional<alloc::ResourceClaim>(alloc::ToAllocClaim(c));
 }
 
 }  // namespace draco::simulate

@@ -8,10 +8,10 @@
 #include <optional>
 #include <string>
 
+#include "base/status.h"
 #include "controller/allocator/model.h"
 #include "controller/api/extended_resource.h"
 #include "controller/api/types.h"
-#include "base/status.h"
 
 namespace draco::simulate {
 

@@ -17,7 +17,6 @@
 #include "controller/allocator/allocator.h"
 #include "controller/allocator/explain.h"
 #include "controller/allocator/features.h"
-#include "controller/allocator/json_codec.h"
 #include "controller/api/codec.h"
 #include "controller/feasibility/feasibility.h"
 #include "controller/simulate/engine.h"
@@ -132,7 +131,7 @@ void WriteUnitJson(const Simulation& sim, const Group& g, const GroupOutcome& go
     w.String(k.c_str());
     if (c.allocation) {
       w.Key("allocation");
-      alloc::EncodeAllocationResult(*c.allocation, w);
+      WriteAllocation(*c.allocation, w);
     }
     w.EndObject();
   }

@@ -6,7 +6,7 @@
 //   in:  {"id": ..., "node": <v1 Node>, "classes": [...], "slices": [...],
 //         "allocatedClaims": [<claims whose status.allocation carries the allocated state>],
 //         "claims": [<claims to allocate, as given: no API-server defaulting>],
-//         "features": {<json_codec DecodeFeatures keys, every key set>}, "timeoutMs": N}
+//         "features": {<scenario_json.h DecodeFeatures keys, every key set>}, "timeoutMs": N}
 //   out: {"id": ..., "steps": N, "results": [<AllocationResult per claim>]}
 //        | {"id": ..., "steps": N, "unsatisfiable": true[, "reason": "..."]}
 //        | {"id": ..., "steps": N, "error": "..."} | {"id": ..., "timeout": true, "error": "..."}
@@ -25,7 +25,8 @@
 #include <rapidjson/writer.h>
 
 #include "controller/allocator/allocator.h"
-#include "controller/allocator/json_codec.h"
+#include "controller/allocator/from_api.h"
+#include "controller/allocator/scenario_json.h"
 
 namespace draco::alloc {
 namespace {
@@ -41,14 +42,15 @@ struct Input {
   int64_t timeout_ms = 0;
 };
 
-template <typename T, typename F>
-Status DecodeList(const rapidjson::Value& doc, const char* name, F decode, std::vector<T>* out) {
+// The API objects of list `name`, decoded with api::Decode and converted with `convert`.
+template <typename A, typename T, typename F>
+Status DecodeList(const rapidjson::Value& doc, const char* name, F convert, std::vector<T>* out) {
   auto it = doc.FindMember(name);
   if (it == doc.MemberEnd() || !it->value.IsArray()) return OkStatus();
   for (const auto& e : it->value.GetArray()) {
-    auto v = decode(e);
+    auto v = DecodeApiValue<A>(e);
     if (!v.ok()) return v.status().WithPrefix(name);
-    out->push_back(std::move(v).value());
+    out->push_back(convert(*v));
   }
   return OkStatus();
 }
@@ -59,22 +61,23 @@ StatusOr<Input> Parse(const rapidjson::Document& doc) {
     in.id = it->value.GetString();
   }
   if (auto it = doc.FindMember("node"); it != doc.MemberEnd() && it->value.IsObject()) {
-    auto n = DecodeNode(it->value);
+    auto n = DecodeApiValue<api::Node>(it->value);
     if (!n.ok()) return n.status().WithPrefix("node");
-    in.node = std::move(n).value();
+    in.node = ToAllocNode(*n);
   }
-  Status st = DecodeList(doc, "classes", DecodeDeviceClass, &in.classes);
-  if (st.ok()) st = DecodeList(doc, "slices", DecodeResourceSlice, &in.slices);
-  if (st.ok()) st = DecodeList(doc, "allocatedClaims", DecodeResourceClaim, &in.allocated);
-  if (st.ok()) st = DecodeList(doc, "claims", DecodeResourceClaim, &in.claims);
+  // Claims as given: no DefaultClaim (upstream's tests hand over undefaulted claims).
+  Status st = DecodeList<api::DeviceClass>(doc, "classes", ToAllocClass, &in.classes);
+  if (st.ok()) st = DecodeList<api::ResourceSlice>(doc, "slices", ToAllocSlice, &in.slices);
+  if (st.ok()) {
+    st = DecodeList<api::ResourceClaim>(doc, "allocatedClaims", ToAllocClaimAsGiven, &in.allocated);
+  }
+  if (st.ok()) st = DecodeList<api::ResourceClaim>(doc, "claims", ToAllocClaimAsGiven, &in.claims);
   if (!st.ok()) return st;
   auto f = doc.FindMember("features");
   if (f == doc.MemberEnd() || !f->value.IsObject()) {
     return InvalidArgumentError("features: missing");
   }
-  auto features = DecodeFeatures(f->value);
-  if (!features.ok()) return features.status().WithPrefix("features");
-  in.features = *features;
+  in.features = DecodeFeatures(f->value);
   if (auto it = doc.FindMember("timeoutMs"); it != doc.MemberEnd() && it->value.IsInt64()) {
     in.timeout_ms = it->value.GetInt64();
   }
