@@ -17,10 +17,10 @@
 #include <openssl/x509.h>
 #include <spdlog/spdlog.h>
 
-#include "k8sclient/api_error.h"
-#include "k8sclient/auth.h"
 #include "base/status_macros.h"
 #include "base/token_bucket.h"
+#include "k8sclient/api_error.h"
+#include "k8sclient/auth.h"
 #include "k8sclient/rest_client_helpers.h"
 #include "k8sclient/retry_policy.h"
 #include "k8sclient/watch_decoder.h"

@@ -26,8 +26,8 @@
 #include <string>
 #include <vector>
 
-#include "controller/admission/certs.h"
 #include "base/clock.h"
+#include "controller/admission/certs.h"
 #include "k8sclient/rest_client.h"
 
 namespace draco::admission {

@@ -26,8 +26,8 @@
 #include <thread>
 #include <vector>
 
-#include "controller/admission/certs.h"
 #include "base/status.h"
+#include "controller/admission/certs.h"
 
 struct ssl_ctx_st;
 

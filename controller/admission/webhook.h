@@ -15,9 +15,9 @@
 #include <string>
 #include <thread>
 
+#include "base/clock.h"
 #include "controller/admission/cert_sync.h"
 #include "controller/admission/tls_server.h"
-#include "base/clock.h"
 #include "k8sclient/rest_client.h"
 
 namespace draco::admission {

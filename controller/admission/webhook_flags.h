@@ -12,8 +12,8 @@
 #include <string>
 #include <string_view>
 
-#include "controller/admission/webhook.h"
 #include "base/status.h"
+#include "controller/admission/webhook.h"
 
 namespace draco::admission {
 

@@ -32,11 +32,11 @@
 #include <variant>
 #include <vector>
 
+#include "base/status.h"
 #include "controller/api/policy_types.h"
 #include "controller/api/storage_types.h"
 #include "controller/api/types.h"
 #include "controller/api/workload_types.h"
-#include "base/status.h"
 
 namespace draco::api {
 

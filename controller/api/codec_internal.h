@@ -39,9 +39,9 @@ using Allocator = rapidjson::Document::AllocatorType;
 // Field lists: the single place that maps C++ members to JSON names.
 
 #include "controller/api/codec_core_fields.inc"
+#include "controller/api/codec_policy_fields.inc"
 #include "controller/api/codec_resource_fields.inc"
 #include "controller/api/codec_scheduling_fields.inc"
-#include "controller/api/codec_policy_fields.inc"
 
 struct ProbeVisitor {
   template <class F>

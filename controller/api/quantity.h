@@ -22,8 +22,8 @@
 #include <string>
 #include <string_view>
 
-#include "controller/api/bignat.h"
 #include "base/status.h"
+#include "controller/api/bignat.h"
 
 namespace draco::api {
 

@@ -29,8 +29,8 @@
 #include <string_view>
 #include <vector>
 
-#include "controller/api/types.h"
 #include "base/status.h"
+#include "controller/api/types.h"
 
 namespace draco::api {
 

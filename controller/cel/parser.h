@@ -13,8 +13,8 @@
 #include <string_view>
 #include <vector>
 
-#include "controller/cel/ast.h"
 #include "base/status.h"
+#include "controller/cel/ast.h"
 
 namespace draco::cel {
 

@@ -17,11 +17,11 @@
 #include <string_view>
 #include <vector>
 
+#include "base/status.h"
 #include "controller/cel/ast.h"
 #include "controller/cel/checker.h"
 #include "controller/cel/env.h"
 #include "controller/cel/value.h"
-#include "base/status.h"
 
 namespace draco::cel {
 

@@ -20,11 +20,11 @@
 #include <string_view>
 #include <vector>
 
+#include "base/status.h"
 #include "controller/api/quantity.h"
 #include "controller/cel/cache.h"
 #include "controller/cel/env.h"
 #include "controller/cel/value.h"
-#include "base/status.h"
 
 namespace draco::celenv {
 

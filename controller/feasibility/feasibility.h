@@ -19,8 +19,8 @@
 #include <string>
 #include <vector>
 
-#include "controller/feasibility/snapshot.h"
 #include "base/status.h"
+#include "controller/feasibility/snapshot.h"
 
 namespace draco::feasibility {
 

@@ -4,9 +4,9 @@
 
 #include <optional>
 
+#include "base/status.h"
 #include "controller/api/storage_types.h"
 #include "controller/api/types.h"
-#include "base/status.h"
 
 namespace draco::feasibility {
 

@@ -33,10 +33,10 @@
 #include <string_view>
 #include <vector>
 
+#include "base/status.h"
 #include "controller/allocator/model.h"
 #include "controller/api/types.h"
 #include "controller/api/workload_types.h"
-#include "base/status.h"
 
 namespace draco::group {
 

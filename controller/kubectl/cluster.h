@@ -18,8 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "controller/simulate/simulate.h"
 #include "base/status.h"
+#include "controller/simulate/simulate.h"
 #include "k8sclient/rest_client.h"
 
 namespace draco::kubectl {

@@ -7,9 +7,9 @@
 #include <string>
 #include <string_view>
 
+#include "base/status.h"
 #include "controller/api/types.h"
 #include "controller/api/workload_types.h"
-#include "base/status.h"
 
 namespace draco::reconcilers {
 

@@ -33,6 +33,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "base/clock.h"
 #include "controller/allocator/model.h"
 #include "controller/api/types.h"
 #include "controller/api/workload_types.h"
@@ -40,7 +41,6 @@
 #include "controller/metrics/controller_metrics.h"
 #include "controller/reconcilers/claim_util.h"
 #include "controller/reconcilers/object_ptrs.h"
-#include "base/clock.h"
 
 namespace draco::reconcilers {
 

@@ -5,10 +5,10 @@
 #include <chrono>
 #include <string>
 
-#include "controller/api/types.h"
-#include "controller/reconcilers/interfaces.h"
 #include "base/clock.h"
 #include "base/status.h"
+#include "controller/api/types.h"
+#include "controller/reconcilers/interfaces.h"
 
 namespace draco::reconcilers {
 

@@ -23,8 +23,8 @@
 #include <string>
 #include <thread>
 
-#include "controller/reconcilers/interfaces.h"
 #include "base/clock.h"
+#include "controller/reconcilers/interfaces.h"
 #include "k8sclient/rest_client.h"
 
 namespace draco::reconcilers {

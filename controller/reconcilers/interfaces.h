@@ -11,10 +11,10 @@
 #include <string_view>
 #include <vector>
 
-#include "controller/api/types.h"
-#include "controller/reconcilers/object_ptrs.h"
 #include "base/clock.h"
 #include "base/status.h"
+#include "controller/api/types.h"
+#include "controller/reconcilers/object_ptrs.h"
 
 namespace draco::reconcilers {
 

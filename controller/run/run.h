@@ -33,8 +33,8 @@
 #include <optional>
 #include <string>
 
-#include "controller/admission/webhook_flags.h"
 #include "base/status.h"
+#include "controller/admission/webhook_flags.h"
 
 namespace draco::run {
 

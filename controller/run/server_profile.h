@@ -11,8 +11,8 @@
 #include <string>
 #include <string_view>
 
-#include "controller/allocator/model.h"
 #include "base/status.h"
+#include "controller/allocator/model.h"
 #include "k8sclient/discovery.h"
 #include "k8sclient/rest_client.h"
 

@@ -17,6 +17,7 @@
 #include <string>
 #include <thread>
 
+#include "base/clock.h"
 #include "controller/allocator/features.h"
 #include "controller/metrics/controller_metrics.h"
 #include "controller/metrics/workqueue_metrics.h"
@@ -27,7 +28,6 @@
 #include "controller/reconcilers/snapshot_allocator.h"
 #include "controller/reconcilers/worker.h"
 #include "controller/run/run.h"
-#include "base/clock.h"
 #include "k8sclient/config.h"
 #include "k8sclient/rest_client.h"
 #include "k8sclient/workqueue/rate_limiting_queue.h"

@@ -20,8 +20,8 @@
 #include <variant>
 #include <vector>
 
-#include "k8sclient/api_error.h"
 #include "base/clock.h"
+#include "k8sclient/api_error.h"
 #include "k8sclient/cache/lister_watcher.h"
 
 namespace draco::k8s::cache::testing {

@@ -3,8 +3,8 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
-#include "controller/api/quantity.h"
 #include "base/status_macros.h"
+#include "controller/api/quantity.h"
 
 namespace draco::celdiff {
 

@@ -14,8 +14,8 @@
 
 #include <rapidjson/document.h>
 
-#include "controller/celenv/dra_env.h"
 #include "base/status.h"
+#include "controller/celenv/dra_env.h"
 
 namespace draco::celdiff {
 
