@@ -42,8 +42,12 @@ void Controller::OnPodGroup(const PodGroupPtr& old, const PodGroupPtr& now) {
     }
     if (!now) return;
   }
-  if (!options_.workload_claims || now->spec.resource_claims.empty()) return;
-  if (!now->metadata.deletion_timestamp) queue_.Add(QueueKey("podgroup", ns, now->metadata.name));
+  const bool claims = options_.workload_claims && !now->spec.resource_claims.empty();
+  // Gang members wait for their PodGroup's minimum (group_sync.cc): wake them when it arrives.
+  if (!claims && !options_.groups) return;
+  if (claims && !now->metadata.deletion_timestamp) {
+    queue_.Add(QueueKey("podgroup", ns, now->metadata.name));
+  }
   // Members may be waiting for the group's claims (recorded in its status).
   for (const auto& p : cache_.PodGroupMembers(ns, now->metadata.name)) {
     if (!p->metadata.deletion_timestamp && !IsPodDone(*p)) {
