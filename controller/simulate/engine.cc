@@ -21,6 +21,7 @@
 #include "controller/api/codec.h"
 #include "controller/api/validation.h"
 #include "controller/feasibility/feasibility.h"
+#include "controller/feasibility/node_filter.h"
 #include "controller/simulate/extended_resources.h"
 #include "controller/simulate/workloads.h"
 
@@ -28,10 +29,18 @@ namespace draco::simulate {
 namespace {
 
 // A Node without status.allocatable (typical of hand-written simulate inputs) is not resource
-// limited: kubelet's default of 110 pods and practically unlimited cpu, memory and storage. As
-// kubelet does, a node is labelled kubernetes.io/hostname=<name> unless it says otherwise.
+// limited: kubelet's default of 110 pods and practically unlimited cpu, memory and storage. A
+// Node without status.conditions is Ready (the controller's node filter wants a Ready
+// condition). As kubelet does, a node is labelled kubernetes.io/hostname=<name> unless it says
+// otherwise.
 std::shared_ptr<const api::Node> SimulatedNode(api::Node n) {
   n.metadata.labels.try_emplace("kubernetes.io/hostname", n.metadata.name);
+  if (n.status.conditions.empty()) {
+    api::NodeCondition ready;
+    ready.type = "Ready";
+    ready.status = "True";
+    n.status.conditions.push_back(std::move(ready));
+  }
   if (n.status.allocatable.empty()) {
     for (const auto& [k, v] : {std::pair<const char*, const char*>{"pods", "110"},
                                {"cpu", "1M"},
@@ -449,7 +458,6 @@ Status Build(const Options& opts, Simulation* sim) {
     Group g;
     g.label = "claim " + sim->claims[i].namespace_name + "/" + sim->claims[i].name;
     g.claims.push_back(i);
-    g.candidates = sim->in.nodes;
     sim->groups.push_back(std::move(g));
   }
   alloc::Allocator::Config& cfg = sim->allocator_config;
@@ -493,38 +501,35 @@ void PrintAllocation(const ResourceClaim& c, const AllocationResult& r, std::ost
   }
 }
 
-// The nodes a pod group may use, filtered as `draco run` filters them (reconcilers/node_fit.h):
-// the node must match the node selector of every claim of the group already allocated, must be
-// Ready when it reports conditions (hand-written nodes without status are taken as Ready), and
-// must pass kube-scheduler's filters (controller/feasibility). One line per node that does not.
-std::vector<alloc::Node> FeasibleCandidates(const Simulation& sim, const Pod& pod, const Group& g,
-                                            std::vector<std::string>* filtered) {
-  feasibility::Snapshot snap = sim.in.cluster;
-  std::erase_if(snap.pods, [&](const feasibility::PlacedPod& p) { return p.pod == pod.api; });
-  std::vector<feasibility::Verdict> v = feasibility::Evaluate(*pod.api, snap);
-  std::vector<alloc::Node> out;
-  for (size_t i = 0; i < v.size() && i < sim.in.nodes.size(); ++i) {
-    const alloc::Node& n = sim.in.nodes[i];
-    const api::Node& node = *sim.in.cluster.nodes[i];
-    bool matches = true;
-    for (size_t c : g.claims) {
-      const auto& a = sim.claims[c].allocation;
-      if (!a || !a->node_selector) continue;
-      auto m = alloc::NodeMatches(n, "", false, &*a->node_selector);
-      matches = matches && m.ok() && *m;
-    }
-    if (!matches) {
-      filtered->push_back(n.name +
-                          ": node(s) didn't match the node selector of an allocated claim");
-    } else if (!node.status.conditions.empty() && !node.IsReady()) {
-      filtered->push_back(n.name + ": node(s) were not ready");
-    } else if (v[i].passed) {
-      out.push_back(n);
-    } else {
-      filtered->push_back(n.name + ": " + v[i].plugin + ": " +
-                          (v[i].detail.empty() ? v[i].reason : v[i].detail));
-    }
+// The nodes group `g` may use, filtered as `draco run` filters them (feasibility/node_filter.h):
+// for a pod, kube-scheduler's filters on the cluster as placed so far (the pod left out), Ready,
+// and the node selector of every claim of the group already allocated; for a claim no pod
+// references, Ready and schedulable. One "node: why" line per node that does not pass, in order.
+std::vector<alloc::Node> Candidates(const Simulation& sim, const Group& g,
+                                    std::vector<std::string>* filtered) {
+  const Pod* pod = g.pod >= 0 ? &sim.in.pods[static_cast<size_t>(g.pod)] : nullptr;
+  feasibility::Snapshot snap;
+  if (pod) {
+    snap = sim.in.cluster;
+    std::erase_if(snap.pods, [&](const feasibility::PlacedPod& p) { return p.pod == pod->api; });
+  } else {
+    snap.nodes = sim.in.cluster.nodes;
   }
+  std::vector<api::NodeSelector> selectors;
+  for (size_t c : g.claims) {
+    const auto& a = sim.claims[c].allocation;
+    if (a && a->node_selector) selectors.push_back(*alloc::ToApiAllocationResult(*a).node_selector);
+  }
+  std::vector<const api::NodeSelector*> allocated;
+  for (const auto& s : selectors) allocated.push_back(&s);
+  feasibility::NodeFilterResult r =
+      feasibility::FilterNodes(pod ? pod->api.get() : nullptr, snap, allocated);
+  for (const auto& n : snap.nodes) {
+    auto it = r.why.find(n->metadata.name);
+    if (it != r.why.end()) filtered->push_back(it->first + ": " + it->second);
+  }
+  std::vector<alloc::Node> out;
+  for (const auto& n : r.fit) out.push_back(alloc::ToAllocNode(*n));
   return out;
 }
 
@@ -545,8 +550,7 @@ GroupOutcome RunGroup(Simulation& sim, const Group& g, bool explain, const std::
     return go;
   }
   const Pod* pod = g.pod >= 0 ? &sim.in.pods[static_cast<size_t>(g.pod)] : nullptr;
-  std::vector<alloc::Node> all =
-      pod ? FeasibleCandidates(sim, *pod, g, &go.filtered) : g.candidates;
+  std::vector<alloc::Node> all = Candidates(sim, g, &go.filtered);
   std::vector<alloc::Node> cands;
   for (const auto& n : all) {
     if (only_node.empty() || n.name == only_node) cands.push_back(n);

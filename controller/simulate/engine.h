@@ -63,11 +63,10 @@ struct Inputs {
 
 // One allocation unit: a pod's unallocated claims, or a claim no pod references.
 struct Group {
-  std::string label;                    // "pod ns/name" or "claim ns/name"
-  std::vector<size_t> claims;           // indices into Simulation::claims
-  std::vector<alloc::Node> candidates;  // claim groups: every node; pod groups: see RunGroup
-  int pod = -1;                         // index into Inputs::pods for pod groups
-  std::string problem;  // input problem that prevents allocation (missing claim/template)
+  std::string label;           // "pod ns/name" or "claim ns/name"
+  std::vector<size_t> claims;  // indices into Simulation::claims
+  int pod = -1;                // index into Inputs::pods for pod groups
+  std::string problem;         // input problem that prevents allocation (missing claim/template)
 };
 
 struct Simulation {
@@ -93,7 +92,9 @@ struct GroupOutcome {
 Status Build(const Options& opts, Simulation* sim);
 
 // Allocates (explain = false; committed, so later groups see it) or explains (explain = true;
-// nothing committed) one group, on the nodes that pass kube-scheduler's filters, restricted to
+// nothing committed) one group, on the nodes that pass the controller's node filter
+// (feasibility/node_filter.h: kube-scheduler's filters, Ready, allocated claims' node selectors;
+// Ready and schedulable for a claim no pod references), restricted to
 // `only_node` when it is set. Candidates are tried from `prefer` on when it is one (a pod group's
 // member goes where the previous member went, as in the controller).
 GroupOutcome RunGroup(Simulation& sim, const Group& g, bool explain, const std::string& only_node,
