@@ -66,12 +66,12 @@ bool Tainted(const alloc::ResourceSlice& s, const alloc::Device& d,
 // The newest generation of each pool, as the allocator sees pools.
 std::vector<const alloc::ResourceSlice*> CurrentSlices(const simulate::Simulation& sim) {
   std::map<std::pair<std::string, std::string>, int64_t> newest;
-  for (const auto& s : sim.in.slices) {
+  for (const auto& s : sim.compute.slices) {
     auto [it, fresh] = newest.try_emplace({s.driver, s.pool}, s.generation);
     if (!fresh) it->second = std::max(it->second, s.generation);
   }
   std::vector<const alloc::ResourceSlice*> out;
-  for (const auto& s : sim.in.slices) {
+  for (const auto& s : sim.compute.slices) {
     if (s.generation == newest[{s.driver, s.pool}]) out.push_back(&s);
   }
   return out;
@@ -184,7 +184,7 @@ PoolsReport ComputePools(simulate::Simulation& sim, const PoolsFilter& filter) {
       acc.row.pool = s->pool;
       acc.row.node = node;
       int64_t was_free = acc.row.free;
-      AddDevice(*s, d, held, sim.in.rules, sim.features.device_taint_rules, acc, counters);
+      AddDevice(*s, d, held, sim.compute.rules, sim.features.device_taint_rules, acc, counters);
       if (acc.row.free > was_free) (node.empty() ? free_shared : free_on_node[node]) += 1;
     }
   }
@@ -199,9 +199,9 @@ PoolsReport ComputePools(simulate::Simulation& sim, const PoolsFilter& filter) {
     if (!filter.driver.empty() && filter.driver != driver) continue;
     r.counters.push_back({driver, pool, ToUse(set + "/" + counter, sum)});
   }
-  for (const auto& cls : sim.in.classes) {
+  for (const auto& cls : sim.compute.classes) {
     if (!filter.device_class.empty() && filter.device_class != cls.name) continue;
-    for (const auto& n : sim.in.nodes) {
+    for (const auto& n : sim.compute.nodes) {
       if (!filter.node.empty() && filter.node != n.name) continue;
       auto it = free_on_node.find(n.name);
       int64_t upper = free_shared + (it == free_on_node.end() ? 0 : it->second);

@@ -22,27 +22,6 @@ bool HasSchedulingGate(const api::Pod& pod, std::string_view gate) {
   return false;
 }
 
-StatusOr<ResolvedName> ResolveClaimName(const api::Pod& pod, const api::PodResourceClaim& pc) {
-  ResolvedName r;
-  if (pc.resource_claim_name) {
-    r.name = *pc.resource_claim_name;
-    return r;
-  }
-  if (pc.resource_claim_template_name) {
-    r.must_check_owner = true;
-    for (const auto& st : pod.status.resource_claim_statuses) {
-      if (st.name == pc.name) {
-        r.name = st.resource_claim_name;
-        return r;
-      }
-    }
-    r.not_created_yet = true;
-    return r;
-  }
-  return InvalidArgumentError("pod claim " + pc.name +
-                              ": neither resourceClaimName nor resourceClaimTemplateName is set");
-}
-
 namespace {
 const api::OwnerReference* ControllerPodRef(const api::ResourceClaim& claim) {
   for (const auto& o : claim.metadata.owner_references) {

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "base/status.h"
+#include "controller/api/pod_claims.h"
 #include "controller/api/types.h"
 #include "controller/api/workload_types.h"
 
@@ -32,13 +33,9 @@ bool IsPodDone(const api::Pod& pod);
 bool PodReleasesClaims(const api::Pod& pod);
 bool HasSchedulingGate(const api::Pod& pod, std::string_view gate = kSchedulingGate);
 
-// resourceclaim.Name: the claim a pod claim entry refers to.
-struct ResolvedName {
-  std::optional<std::string> name;  // nullopt: no claim needed (status recorded nil) or missing
-  bool must_check_owner = false;    // template-generated: the claim must be controlled by the pod
-  bool not_created_yet = false;     // template entry without a recorded status
-};
-StatusOr<ResolvedName> ResolveClaimName(const api::Pod& pod, const api::PodResourceClaim& pc);
+// resourceclaim.Name: the claim a pod claim entry refers to (shared with `draco simulate`).
+using api::ResolveClaimName;
+using api::ResolvedName;
 
 // The UID of the claim's controlling ownerReference of kind v1/Pod, or "".
 std::string OwnerPodUid(const api::ResourceClaim& claim);

@@ -65,12 +65,5 @@ TEST(FilterNodesTest, NotReadyAndAllocationSelectorAreDracosOwnRules) {
   EXPECT_TRUE(FilterNodes(pod.get(), {ready}, {claim}, cache).fit.empty());
 }
 
-TEST(NodeFilterResultTest, SummaryReadsLikeTheScheduler) {
-  NodeFilterResult r;
-  r.rejected["node(s) were not ready"] = 2;
-  r.rejected["Too many pods"] = 1;
-  EXPECT_EQ(r.Summary(3), "0/3 nodes are available: 1 Too many pods, 2 node(s) were not ready");
-}
-
 }  // namespace
 }  // namespace draco::reconcilers

@@ -15,9 +15,10 @@
 #include "base/status.h"
 #include "controller/allocator/allocator.h"
 #include "controller/allocator/features.h"
+#include "controller/api/policy_types.h"
 #include "controller/api/types.h"
 #include "controller/api/workload_types.h"
-#include "controller/feasibility/feasibility.h"
+#include "controller/feasibility/snapshot.h"
 #include "controller/simulate/simulate.h"
 
 namespace draco::simulate {
@@ -29,31 +30,23 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitUnallocated = 1;
 inline constexpr int kExitInput = 2;
 
-struct PodClaimRef {
-  std::string name;
-  std::string claim_name;     // resourceClaimName
-  std::string template_name;  // resourceClaimTemplateName
-};
-
-struct Pod {
-  std::string ns, name, node_name;
-  std::vector<PodClaimRef> claims;
-  std::shared_ptr<const api::Pod> api;  // the full object, for the feasibility filters
-};
-
+// The objects simulate reads, decoded once with the api codec (api::Decode) and kept in the api
+// model; Build converts what the allocator needs in one place (ToCompute in engine.cc).
 struct Inputs {
-  std::vector<alloc::DeviceClass> classes;
-  std::vector<api::DeviceClass> api_classes;  // for the extended-resource mapping
-  std::vector<alloc::ResourceSlice> slices;
-  std::vector<alloc::DeviceTaintRule> rules;
-  std::vector<alloc::AllocationPolicy> policies;
-  std::vector<alloc::Node> nodes;
-  std::vector<ResourceClaim> claims;               // order of appearance
-  std::map<std::string, ResourceClaim> templates;  // ns/name -> claim skeleton
-  std::vector<Pod> pods;
+  std::vector<api::DeviceClass> classes;
+  std::vector<api::ResourceSlice> slices;
+  std::vector<api::DeviceTaintRule> rules;
+  std::vector<api::AllocationPolicy> policies;
+  std::vector<std::string> policy_sources;  // per policy: "FILE: document N (AllocationPolicy)"
+  std::vector<api::ResourceClaim> claims;   // order of appearance; namespace defaulted
+  std::map<std::string, api::ResourceClaimTemplate> templates;  // by "ns/name"
+  // Pods in input order (workloads' pods at the workload's place), namespace defaulted; finished
+  // pods are left out.
+  std::vector<std::shared_ptr<const api::Pod>> pods;
   std::vector<api::PodGroup> pod_groups;  // scheduling.k8s.io PodGroups (gangs, groups.h)
-  // kube-scheduler's view: api Nodes in input order, pods placed so far (spec.nodeName, then the
-  // nodes simulate chose), PVs, PVCs, StorageClasses, CSINodes, Namespaces.
+  // kube-scheduler's view: the Nodes in input order (nodes named by the slices when the input
+  // has none; see SimulatedNode in inputs.cc), pods placed so far (spec.nodeName, then the nodes
+  // simulate chose), PVs, PVCs, StorageClasses, CSINodes, Namespaces.
   feasibility::Snapshot cluster;
   // "Deployment ns/name: 2 pods" per expanded workload; "Kind/name" per object of a kind
   // simulate does not know (listed in the output, never skipped silently).
@@ -61,18 +54,34 @@ struct Inputs {
   std::vector<std::string> ignored;
 };
 
+// Reads opts.documents then opts.paths into `in` (inputs.cc). Input errors name the source and
+// document.
+Status LoadInputs(const Options& opts, Inputs* in);
+
+// The allocator's compute form (controller/allocator/from_api.h) of the inputs it reads, converted
+// once by Build.
+struct ComputeInputs {
+  std::vector<alloc::DeviceClass> classes;
+  std::vector<alloc::ResourceSlice> slices;
+  std::vector<alloc::DeviceTaintRule> rules;
+  std::vector<alloc::Node> nodes;  // parallel to Inputs::cluster.nodes
+};
+
 // One allocation unit: a pod's unallocated claims, or a claim no pod references.
 struct Group {
-  std::string label;                    // "pod ns/name" or "claim ns/name"
-  std::vector<size_t> claims;           // indices into Simulation::claims
-  std::vector<alloc::Node> candidates;  // claim groups: every node; pod groups: see RunGroup
-  int pod = -1;                         // index into Inputs::pods for pod groups
-  std::string problem;  // input problem that prevents allocation (missing claim/template)
+  std::string label;           // "pod ns/name" or "claim ns/name"
+  std::vector<size_t> claims;  // indices into Simulation::claims
+  int pod = -1;                // index into Inputs::pods for pod groups
+  std::string problem;         // input problem that prevents allocation (missing claim/template)
 };
 
 struct Simulation {
   Inputs in;
-  std::vector<ResourceClaim> claims;  // all claims incl. generated, stable addresses after build
+  ComputeInputs compute;
+  // The claims being allocated, in the allocator's form: Inputs::claims, then the claims generated
+  // for pods (from templates, "<pod>-<podClaimName>"; extended resources); stable addresses after
+  // Build. Allocations are recorded here.
+  std::vector<ResourceClaim> claims;
   std::vector<Group> groups;
   std::unique_ptr<alloc::Allocator> allocator;
   alloc::Allocator::Config allocator_config;
@@ -87,13 +96,15 @@ struct GroupOutcome {
   std::vector<std::string> filtered;  // "node-1: InterPodAffinity: pod anti-affinity with ns/p"
 };
 
-// Loads opts.documents then opts.paths and builds the allocation groups: one per Pod (its
+// Loads opts.documents then opts.paths (LoadInputs), builds the allocation groups: one per Pod (its
 // unallocated claims) in input order, then one per claim no pod references. Input errors name
 // the source and document.
 Status Build(const Options& opts, Simulation* sim);
 
 // Allocates (explain = false; committed, so later groups see it) or explains (explain = true;
-// nothing committed) one group, on the nodes that pass kube-scheduler's filters, restricted to
+// nothing committed) one group, on the nodes that pass the controller's node filter
+// (feasibility/node_filter.h: kube-scheduler's filters, Ready, allocated claims' node selectors;
+// Ready and schedulable for a claim no pod references), restricted to
 // `only_node` when it is set. Candidates are tried from `prefer` on when it is one (a pod group's
 // member goes where the previous member went, as in the controller).
 GroupOutcome RunGroup(Simulation& sim, const Group& g, bool explain, const std::string& only_node,

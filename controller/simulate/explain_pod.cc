@@ -56,7 +56,7 @@ void WriteJson(const Simulation& sim, const Group* g,
   alloc::JsonWriter w(buf);
   w.StartObject();
   if (g && g->pod >= 0) {
-    const api::Pod& p = *sim.in.pods[static_cast<size_t>(g->pod)].api;
+    const api::Pod& p = *sim.in.pods[static_cast<size_t>(g->pod)];
     w.Key("pod");
     w.String((p.metadata.namespace_ + "/" + p.metadata.name).c_str());
     w.Key("node");
@@ -218,7 +218,7 @@ int ExplainTarget(Simulation& sim, const ExplainRequest& req, std::ostream& out,
     out << (req.output == "yaml" ? JsonToYaml(json) : json + "\n");
     return rc;
   }
-  if (g && g->pod >= 0) out << PodLine(*sim.in.pods[static_cast<size_t>(g->pod)].api) << "\n";
+  if (g && g->pod >= 0) out << PodLine(*sim.in.pods[static_cast<size_t>(g->pod)]) << "\n";
   if (g && g->claims.empty()) out << "  no resource claims: nothing for draco to allocate\n";
   if (g && !g->problem.empty()) out << "  problem: " << g->problem << "\n";
   for (const auto* c : claims) {

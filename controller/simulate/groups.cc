@@ -9,14 +9,14 @@
 namespace draco::simulate {
 namespace {
 
-const Pod* PodOf(const Simulation& sim, size_t unit) {
+const api::Pod* PodOf(const Simulation& sim, size_t unit) {
   const int i = sim.groups[unit].pod;
-  return i < 0 ? nullptr : &sim.in.pods[static_cast<size_t>(i)];
+  return i < 0 ? nullptr : sim.in.pods[static_cast<size_t>(i)].get();
 }
 
 std::string PodName(const Simulation& sim, size_t unit) {
-  const Pod* p = PodOf(sim, unit);
-  return p ? p->ns + "/" + p->name : sim.groups[unit].label;
+  const api::Pod* p = PodOf(sim, unit);
+  return p ? p->metadata.namespace_ + "/" + p->metadata.name : sim.groups[unit].label;
 }
 
 const api::PodGroup* FindPodGroup(const Simulation& sim, const api::Pod& pod) {
@@ -43,7 +43,7 @@ std::optional<std::string> DomainInUse(const Simulation& sim, const PodGroupUnit
         const auto& a = sim.claims[c].allocation;
         if (!a) continue;
         for (const auto& d : a->results) {
-          auto v = group::DeviceDomain(sim.in.slices, pg.ref.match_attribute, d.driver, d.pool,
+          auto v = group::DeviceDomain(sim.compute.slices, pg.ref.match_attribute, d.driver, d.pool,
                                        d.device);
           if (v) return v;
         }
@@ -109,7 +109,7 @@ struct Trial {
     for (size_t c : fresh) {
       if (sim.claims[c].allocation) claims.push_back(c);
     }
-    if (!go.node.empty()) pods.push_back(PodOf(sim, pg.units[k])->api.get());
+    if (!go.node.empty()) pods.push_back(PodOf(sim, pg.units[k]));
     return {true, go.node, ""};
   }
 
@@ -133,8 +133,8 @@ Status ResetAllocator(Simulation& sim) {
   for (const auto& c : sim.claims) {
     if (c.allocation) allocated.push_back(c);
   }
-  auto a = alloc::Allocator::Create(sim.allocator_config, sim.in.classes, sim.in.slices,
-                                    sim.in.rules, allocated);
+  auto a = alloc::Allocator::Create(sim.allocator_config, sim.compute.classes, sim.compute.slices,
+                                    sim.compute.rules, allocated);
   if (!a.ok()) return a.status();
   sim.allocator = std::move(a).value();
   return OkStatus();
@@ -145,14 +145,14 @@ std::vector<PodGroupUnits> FindPodGroups(const Simulation& sim, std::vector<int>
   std::map<std::string, size_t> by_key;
   group_of->assign(sim.groups.size(), -1);
   for (size_t u = 0; u < sim.groups.size(); ++u) {
-    const Pod* p = PodOf(sim, u);
-    if (!p || p->api->metadata.deletion_timestamp) continue;
-    auto ref = group::GroupOf(*p->api, FindPodGroup(sim, *p->api));
+    const api::Pod* p = PodOf(sim, u);
+    if (!p || p->metadata.deletion_timestamp) continue;
+    auto ref = group::GroupOf(*p, FindPodGroup(sim, *p));
     if (!ref) continue;
     auto [it, added] = by_key.try_emplace(ref->key, out.size());
     if (added) out.push_back(PodGroupUnits{*ref, {}, {}});
     PodGroupUnits& pg = out[it->second];
-    (p->node_name.empty() ? pg.units : pg.bound).push_back(u);
+    (p->spec.node_name.empty() ? pg.units : pg.bound).push_back(u);
     (*group_of)[u] = static_cast<int>(it->second);
   }
   return out;
@@ -187,7 +187,7 @@ PodGroupOutcome RunPodGroup(Simulation& sim, const PodGroupUnits& pg) {
   bool constrained = !g.match_attribute.empty();
   std::vector<group::Domain> domains;
   if (constrained) {
-    auto all = group::DomainsOf(sim.in.slices, g.match_attribute);
+    auto all = group::DomainsOf(sim.compute.slices, g.match_attribute);
     if (!all.ok()) return pending(all.status().message());
     std::optional<std::string> in_use = DomainInUse(sim, pg);
     for (auto& d : *all) {

@@ -10,18 +10,21 @@
 // whose only objects of interest are such is an input error.
 // Already-allocated claims occupy their devices. Each Pod's unallocated claims (named claims and
 // claims generated from templates, "<pod>-<podClaimName>") are allocated together, on the first
-// candidate node that fits; candidates are the nodes that pass kube-scheduler's default filters
-// (controller/feasibility, the code `draco run` uses: node name, taints, node affinity, ports,
-// resources, volumes, topology spread, inter-pod affinity), with pods that have spec.nodeName and
-// pods simulated earlier counting as placed. A Node without status.allocatable is not resource
-// limited and, like kubelet's, is labelled kubernetes.io/hostname=<name>. Results are committed so
+// candidate node that fits; candidates are the nodes that pass the node filter `draco run` uses
+// (controller/feasibility/node_filter.h: kube-scheduler's default filters for node name, taints,
+// node affinity, ports, resources, volumes, topology spread, inter-pod affinity; the node is Ready;
+// it matches the node selector of the pod's claims allocated already), with pods that have
+// spec.nodeName and pods simulated earlier counting as placed. A Node without status.allocatable
+// is not resource limited, one without status.conditions is Ready, and, like kubelet's, each is
+// labelled kubernetes.io/hostname=<name>. Results are committed so
 // later pods see them; the text output and `draco explain` name, per filtered node, the filter that
 // eliminated it ("node-1: InterPodAffinity: pod anti-affinity with wedge/occupant"). Claims no pod
-// references are allocated on their own. Pods of an all-or-nothing group (PodGroup gangs,
-// draco.dev/group, JobSet, LeaderWorkerSet, Kueue; groups.h) are placed together, as the
-// controller places them, or not at all: a "group ...: N member(s) placed at once" line (or why
-// not) precedes the first pod, and JSON has "group" per pod and "podGroups". `draco explain`
-// still allocates the pods before its target one by one.
+// references are allocated on their own, on the Ready nodes that are not unschedulable (as the
+// controller allocates a claim annotated draco.dev/allocation=immediate). Pods of an all-or-nothing
+// group (PodGroup gangs, draco.dev/group, JobSet, LeaderWorkerSet, Kueue; groups.h) are placed
+// together, as the controller places them, or not at all: a "group ...: N member(s) placed at once"
+// line (or why not) precedes the first pod, and JSON has "group" per pod and "podGroups". `draco
+// explain` still allocates the pods before its target one by one.
 //
 // Exit codes: 0 = every claim allocated, 1 = some claim could not be allocated (unsatisfiable
 // or a fatal allocation error such as a CEL error), 2 = input error.
