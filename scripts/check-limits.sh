@@ -1,20 +1,43 @@
 #!/usr/bin/env bash
-# House-style file size limit (../shared/reference/aesthetics.md, issue #16): no tracked C++ file
-# over 600 lines. The 120-line function limit is clang-tidy's readability-function-size,
-# checked with the other .clang-tidy checks by scripts/check-tidy.sh.
-# Usage: scripts/check-limits.sh
+# House-style size limits (../shared/reference/aesthetics.md, issue #16), checked in CI after the
+# C++ build: no tracked C++ file over 600 lines, and no function over 120 lines
+# (clang-tidy's readability-function-size with .clang-tidy's LineThreshold, run over every
+# non-test source with the build's compile_commands.json; the cheap single-check pass, while the
+# full .clang-tidy set is scripts/check-tidy.sh). Files listed in KNOWN_LONG are being split
+# (each names its issue) and are reported, not failed; the list may only shrink (it is empty).
+# Usage: scripts/check-limits.sh BUILD_DIR
 set -euo pipefail
 cd "$(dirname "$0")/.."
+BUILD=${1:-build}
 MAX_LINES=600
+KNOWN_LONG=()
+known() { local f; for f in "${KNOWN_LONG[@]+"${KNOWN_LONG[@]}"}"; do [[ $1 == "$f" ]] && return 0; done; return 1; }
 status=0
-files=0
 while read -r n f; do
   [[ $f == total ]] && continue
-  files=$((files + 1))
   if ((n > MAX_LINES)); then
-    echo "limits: $f has $n lines (max $MAX_LINES): split it by concern" >&2
-    status=1
+    if known "$f"; then
+      echo "limits: $f has $n lines (known, being split)"
+    else
+      echo "limits: $f has $n lines (max $MAX_LINES): split it by concern" >&2
+      status=1
+    fi
   fi
 done < <(git ls-files '*.cc' '*.h' | xargs wc -l)
-((status == 0)) && echo "limits: $files C++ files, each <= $MAX_LINES lines"
+[[ -f $BUILD/compile_commands.json ]] || { echo "limits: no $BUILD/compile_commands.json" >&2; exit 1; }
+mapfile -t sources < <(git ls-files 'controller/*.cc' 'k8sclient/*.cc' |
+  grep -v -E '_(test|fuzz|bench)\.cc$|/testing/|testing_')
+long=$(printf '%s\n' "${sources[@]}" | xargs -P"$(nproc)" -n8 clang-tidy -p "$BUILD" --quiet \
+  --checks='-*,readability-function-size' 2>/dev/null | grep 'warning:' | sort -u || true)
+while read -r line; do
+  [[ -z $line ]] && continue
+  f=${line%%:*}; f=${f#"$PWD/"}
+  if known "$f"; then
+    echo "limits: ${line#"$PWD/"} (known)"
+  else
+    echo "limits: ${line#"$PWD/"}" >&2
+    status=1
+  fi
+done <<<"$long"
+((status == 0)) && echo "limits: ${#sources[@]} sources checked: files <= $MAX_LINES lines, functions <= 120 lines"
 exit $status

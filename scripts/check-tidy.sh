@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Static analysis in CI (issue #16): clang-tidy with the repository's .clang-tidy (the house
+# Static analysis (issue #16; not yet run by scripts/test.sh, see README "Development"): clang-tidy with the repository's .clang-tidy (the house
 # style's list of checks, ../shared/reference/aesthetics.md) over every production C++ source and
 # the project headers it includes (HeaderFilterRegex), using the build's compile_commands.json.
 # Any warning fails the check, named with file:line and the check; readability-function-size
