@@ -7,25 +7,19 @@
 #include "controller/allocator/capacity.h"
 #include "controller/allocator/explain.h"
 #include "controller/allocator/search.h"
+#include "controller/api/types.h"
 
 namespace draco::alloc {
-namespace {
-
-bool Tolerates(const DeviceToleration& t, const DeviceTaint& x) {
-  if (!t.effect.empty() && t.effect != x.effect) return false;
-  if (!t.key.empty() && t.key != x.key) return false;
-  if (t.op.empty() || t.op == "Equal") return t.value == x.value;
-  return t.op == "Exists";
-}
-
-}  // namespace
 
 const DeviceTaint* UntoleratedTaint(const Device& d, const RequestSpec& spec) {
   for (const auto& taint : d.taints) {
     // Only known effects prevent allocation; others (None included) are ignored.
     if (taint.effect != "NoExecute" && taint.effect != "NoSchedule") continue;
-    bool tolerated = std::any_of(spec.tolerations.begin(), spec.tolerations.end(),
-                                 [&](const auto& t) { return Tolerates(t, taint); });
+    bool tolerated =
+        std::any_of(spec.tolerations.begin(), spec.tolerations.end(), [&](const auto& t) {
+          return api::ToleratesTaint({t.key, t.op, t.value, t.effect},
+                                     {taint.key, taint.value, taint.effect});
+        });
     if (!tolerated) return &taint;
   }
   return nullptr;
