@@ -216,9 +216,8 @@ FilterResult Search::FilterConsumeCapacity(FilterCtx& x) {
 
 FilterResult Search::FilterNamespaceLimits(FilterCtx& x) {
   if (x.rd->limit == nullptr || x.rd->admin) return FilterResult::kPass;
-  return LimitAllows(claims_[size_t(x.claim)], *x.rd, x.ci, &x.res->consumed, x.rb)
-             ? FilterResult::kPass
-             : FilterResult::kReject;
+  return LimitAllows(claims_[size_t(x.claim)], *x.rd, x.ci, *x.res, x.rb) ? FilterResult::kPass
+                                                                          : FilterResult::kReject;
 }
 
 uint8_t Search::Selectable(ReqData& rd, int ci) {

@@ -58,7 +58,7 @@ enum class FunnelUse : uint8_t {
 };
 
 struct DeviceFilter {
-  std::string_view rule;  // what it checks, for readers and tests
+  std::string_view rule;  // what it checks, for readers
   FilterStage stage;
   FilterPhase phase;
   Search::FilterResult (Search::*check)(Search::FilterCtx&);

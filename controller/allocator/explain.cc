@@ -316,8 +316,11 @@ bool Search::NarrowNamespaceLimits(FunnelStep& st) {
     size_t fit = 0;
     Amount sum = have;
     for (int ci : alive) {
-      const auto* c = impl_.DeviceOf(pools_->cands[size_t(ci)]).FindCapacity(name);
-      Amount add = c ? c->value.nanos : 0;
+      // As if each device were allocated whole (the consumed capacity of a shared one is not
+      // known before the search picks it).
+      const Amount add = Allocator::Impl::CapacityNamed(
+          Allocator::Impl::LimitCapacities(impl_.DeviceOf(pools_->cands[size_t(ci)]), false, {}),
+          name);
       if (fit < wanted) want += add;
       if (sum + add <= max.nanos) {
         sum += add;

@@ -236,10 +236,11 @@ class Search {
   bool PruneCut(ReqData& rd, int start, int64_t need);
   bool ErrorFree();
   void ApplyStrategy(ReqData& rd);
-  // Namespace limit check for adding candidate `ci` (consumed capacity `consumed` when shared);
-  // on success records the in-flight usage in `rb`. False = over the limit (message kept).
-  bool LimitAllows(const ClaimData& cd, const ReqData& rd, int ci,
-                   const std::vector<std::pair<std::string, Qty>>* consumed, Rollback* rb);
+  // Namespace limit check for adding candidate `ci` as result `res` (its consumed capacity when
+  // shared); on success records the in-flight usage in `rb`. False = over the limit (message
+  // kept).
+  bool LimitAllows(const ClaimData& cd, const ReqData& rd, int ci, const InternalResult& res,
+                   Rollback* rb);
   void LimitRelease(const ClaimData& cd, const ReqData& rd, const Rollback& rb);
   const Allocator::Impl::Usage* Committed(int policy, const std::string& ns) const;
   // Result construction (search_results.cc): BuildResults in steps, each for one claim.

@@ -147,8 +147,8 @@ Allocator::Impl::Usage Search::UsageOf(int policy, const std::string& ns) const 
   return u;
 }
 
-bool Search::LimitAllows(const ClaimData& cd, const ReqData& rd, int ci,
-                         const std::vector<std::pair<std::string, Qty>>* consumed, Rollback* rb) {
+bool Search::LimitAllows(const ClaimData& cd, const ReqData& rd, int ci, const InternalResult& res,
+                         Rollback* rb) {
   const NamespaceLimit& lim = *rd.limit;
   const std::string& ns = cd.claim->namespace_name;
   const AllocationPolicy& pol = impl_.config_.policies[size_t(rd.policy)];
@@ -166,15 +166,11 @@ bool Search::LimitAllows(const ClaimData& cd, const ReqData& rd, int ci,
     return fail("maxDevices", std::to_string(*lim.max_devices), std::to_string(used.devices), "1");
   }
   rb->limit_capacity.clear();
+  const auto caps = lim.max_capacity.empty() ? std::vector<std::pair<std::string, Amount>>()
+                                             : Allocator::Impl::LimitCapacities(
+                                                   d, res.share_id.has_value(), res.consumed);
   for (const auto& [name, max] : lim.max_capacity) {
-    Amount add = 0;
-    if (consumed != nullptr && !consumed->empty()) {
-      for (const auto& [cn, q] : *consumed) {
-        if (cn == name) add = q.nanos;
-      }
-    } else if (const auto* c = d.FindCapacity(name)) {
-      add = c->value.nanos;
-    }
+    const Amount add = Allocator::Impl::CapacityNamed(caps, name);
     Amount have = used.capacity.count(name) ? used.capacity[name] : Amount(0);
     if (have + add > max.nanos) {
       auto fmt = [](Amount a) -> std::string {
