@@ -22,6 +22,18 @@ constexpr size_t FirstMemo() {
   return kDeviceFilters.size();
 }
 
+// The end of the run of memoised filters.
+constexpr size_t MemoEnd() {
+  size_t i = FirstMemo();
+  while (i < kDeviceFilters.size() && kDeviceFilters[i].phase == FilterPhase::kMemo) ++i;
+  return i;
+}
+
+template <size_t kBegin, size_t... I>
+constexpr std::index_sequence<kBegin + I...> Shift(std::index_sequence<I...>) {
+  return {};
+}
+
 FilterResult FromSelectable(uint8_t s) {
   return s == 2 ? FilterResult::kPass : s == 1 ? FilterResult::kReject : FilterResult::kError;
 }
@@ -39,12 +51,10 @@ FilterResult Search::FilterInUse(FilterCtx& x) {
 }
 
 FilterResult Search::FilterBindingConditions(FilterCtx& x) {
+  if (impl_.config_.features.device_binding) return FilterResult::kPass;
   const Device& d = impl_.DeviceOf(pools_->cands[size_t(x.ci)]);
-  if (!impl_.config_.features.device_binding && d.binding_conditions &&
-      !d.binding_conditions->empty()) {
-    return FilterResult::kReject;
-  }
-  return FilterResult::kPass;
+  return d.binding_conditions && !d.binding_conditions->empty() ? FilterResult::kReject
+                                                                : FilterResult::kPass;
 }
 
 FilterResult Search::FilterClassSelectors(FilterCtx& x) {
@@ -105,8 +115,9 @@ FilterResult Search::FilterCapacity(FilterCtx& x) {
 }
 
 FilterResult Search::FilterNodeOperations(FilterCtx& x) {
+  if (!experimental_) return FilterResult::kPass;
   const ResourceSlice& slice = impl_.slices_[pools_->cands[size_t(x.ci)].slice];
-  if (!experimental_ || slice.skip_node_operations.empty()) return FilterResult::kPass;
+  if (slice.skip_node_operations.empty()) return FilterResult::kPass;
   if (!impl_.config_.features.optional_node_operations) return FilterResult::kReject;
   const auto& df = node_.declared_features;
   return std::find(df.begin(), df.end(), "DRAOptionalNodeOperations") == df.end()
@@ -115,26 +126,26 @@ FilterResult Search::FilterNodeOperations(FilterCtx& x) {
 }
 
 FilterResult Search::FilterPartitionable(FilterCtx& x) {
+  if (impl_.config_.features.partitionable_devices) return FilterResult::kPass;
   const Device& d = impl_.DeviceOf(pools_->cands[size_t(x.ci)]);
-  return !impl_.config_.features.partitionable_devices && !d.consumes_counters.empty()
-             ? FilterResult::kReject
-             : FilterResult::kPass;
+  return d.consumes_counters.empty() ? FilterResult::kPass : FilterResult::kReject;
 }
 
 namespace {
 
-// A shareable device already holding shares does not draw on its counters again.
-bool SkipsCounters(const Features& f, const Device& d, bool capacity_in_use) {
-  return f.consumable_capacity && d.allow_multiple_allocations.value_or(false) && capacity_in_use;
+// Whether `d` may be shared (consumable capacity): a shared device already holding shares does
+// not draw on its counters again.
+bool Shareable(const Features& f, const Device& d) {
+  return f.consumable_capacity && d.allow_multiple_allocations.value_or(false);
 }
 
 }  // namespace
 
 FilterResult Search::FilterCompatibilityGroups(FilterCtx& x) {
   const Features& f = impl_.config_.features;
+  if (!f.compatibility_groups) return FilterResult::kPass;
   const Device& d = impl_.DeviceOf(pools_->cands[size_t(x.ci)]);
-  if (!f.compatibility_groups || d.consumes_counters.empty() ||
-      SkipsCounters(f, d, CapacityInUse(x.ci))) {
+  if (d.consumes_counters.empty() || (Shareable(f, d) && CapacityInUse(x.ci))) {
     return FilterResult::kPass;
   }
   return CheckGroups(x.ci, x.rb) ? FilterResult::kPass : FilterResult::kReject;
@@ -143,7 +154,7 @@ FilterResult Search::FilterCompatibilityGroups(FilterCtx& x) {
 FilterResult Search::FilterCounters(FilterCtx& x) {
   const Features& f = impl_.config_.features;
   const Device& d = impl_.DeviceOf(pools_->cands[size_t(x.ci)]);
-  if (d.consumes_counters.empty() || SkipsCounters(f, d, CapacityInUse(x.ci))) {
+  if (d.consumes_counters.empty() || (Shareable(f, d) && CapacityInUse(x.ci))) {
     return FilterResult::kPass;
   }
   if (!CheckCounters(x.ci)) return FilterResult::kReject;
@@ -228,13 +239,16 @@ uint8_t Search::Selectable(ReqData& rd, int ci) {
   x.rd = &rd;
   x.ci = ci;
   x.error = &rd.sel_err[size_t(ci)];
-  for (const DeviceFilter& f : kDeviceFilters) {
-    if (f.phase != FilterPhase::kMemo) continue;
-    FilterResult v = (this->*f.check)(x);
-    if (v == FilterResult::kReject) return slot = 1;
-    if (v == FilterResult::kError) return slot = 3;
-  }
-  return slot = 2;
+  constexpr size_t kFirst = FirstMemo();
+  FilterResult v = RunChecks(x, Shift<kFirst>(std::make_index_sequence<MemoEnd() - kFirst>()));
+  return slot = v == FilterResult::kPass ? 2 : v == FilterResult::kReject ? 1 : 3;
+}
+
+template <size_t... I>
+Search::FilterResult Search::RunChecks(FilterCtx& x, std::index_sequence<I...>) {
+  FilterResult v = FilterResult::kPass;
+  (void)((v = (this->*kDeviceFilters[I].check)(x), v == FilterResult::kPass) && ...);
+  return v;
 }
 
 template <bool kScan, size_t I>
@@ -262,8 +276,11 @@ Search::FilterResult Search::RunFilters(FilterCtx& x, std::index_sequence<I...>)
   return v;
 }
 
-int Search::AllocateDevice(int claim, ReqData& rd, int ci, bool must, bool scan, Rollback* rb) {
-  *rb = Rollback{};
+Search::FilterResult Search::Screen(FilterCtx& x) {
+  return RunFilters<true>(x, std::make_index_sequence<FirstRecording()>());
+}
+
+int Search::AllocateDevice(int claim, ReqData& rd, int ci, bool must, bool screened, Rollback* rb) {
   InternalResult res;
   res.req = rd.req;
   res.sub = rd.sub;
@@ -278,8 +295,11 @@ int Search::AllocateDevice(int claim, ReqData& rd, int ci, bool must, bool scan,
   x.rb = rb;
   x.res = &res;
   x.error = &error;
-  constexpr auto kAll = std::make_index_sequence<kDeviceFilters.size()>();
-  FilterResult v = scan ? RunFilters<true>(x, kAll) : RunFilters<false>(x, kAll);
+  constexpr size_t kFirst = FirstRecording();
+  FilterResult v =
+      screened ? RunFilters<true>(
+                     x, Shift<kFirst>(std::make_index_sequence<kDeviceFilters.size() - kFirst>()))
+               : RunFilters<false>(x, std::make_index_sequence<kDeviceFilters.size()>());
   if (v != FilterResult::kPass) {
     Undo(claim, rd, ci, *rb);
     if (v == FilterResult::kReject) return 0;

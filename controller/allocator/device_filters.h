@@ -1,7 +1,7 @@
 // The per-device filters of the allocator in one ordered table: every rule that decides whether
 // one candidate device may be taken for one request. Internal to the allocator.
 //
-// The search (Search::AllocateDevice, Search::Selectable) applies the table top to bottom and
+// The search (Search::Screen, AllocateDevice, Selectable) applies the table top to bottom and
 // stops at the first filter that rejects a device or fails; the order is upstream's
 // (allocateOne, isSelectable, allocateDevice), so it decides which error a device reports and
 // whether it reports one at all (a device already rejected is not checked further). The
@@ -48,6 +48,10 @@ enum class FilterPhase : uint8_t {
   kScan,
   // Every time a device is tried.
   kAlways,
+  // Every time a device is tried, and it records what it changes in the Rollback (Undo reverts
+  // it). Everything before the first of these is a pure check: the search screens scanned
+  // candidates with that prefix before it sets up a Rollback.
+  kRecording,
 };
 
 // How the funnel shows a filter.
@@ -92,20 +96,35 @@ inline constexpr std::array<DeviceFilter, 14> kDeviceFilters = {{
      P::kAlways, &Search::FilterNodeOperations, F::kPerDevice, &Search::DescribeNodeOperations},
     {"counters need DRAPartitionableDevices", S::kCapacityAndCounters, P::kAlways,
      &Search::FilterPartitionable, F::kPerDevice, &Search::DescribePartitionable},
-    {"compatibility groups of shared counter sets", S::kCapacityAndCounters, P::kAlways,
+    {"compatibility groups of shared counter sets", S::kCapacityAndCounters, P::kRecording,
      &Search::FilterCompatibilityGroups, F::kPerDevice, &Search::DescribeCompatibilityGroups},
-    {"shared counters", S::kCapacityAndCounters, P::kAlways, &Search::FilterCounters, F::kPerDevice,
-     &Search::DescribeCounters},
+    {"shared counters", S::kCapacityAndCounters, P::kRecording, &Search::FilterCounters,
+     F::kPerDevice, &Search::DescribeCounters},
     {"device taints vs request tolerations", S::kTaints, P::kAlways, &Search::FilterTaints,
      F::kPerDevice, &Search::DescribeTaints},
-    {"claim constraints", S::kConstraints, P::kAlways, &Search::FilterConstraints, F::kSetLevel,
+    {"claim constraints", S::kConstraints, P::kRecording, &Search::FilterConstraints, F::kSetLevel,
      nullptr, &Search::NarrowConstraints},
     // The recheck of "consumable capacity" that also records the shared allocation.
-    {"consumable capacity, consumed", S::kCapacityAndCounters, P::kAlways,
+    {"consumable capacity, consumed", S::kCapacityAndCounters, P::kRecording,
      &Search::FilterConsumeCapacity, F::kNone},
-    {"AllocationPolicy namespace limits", S::kNamespaceLimits, P::kAlways,
+    {"AllocationPolicy namespace limits", S::kNamespaceLimits, P::kRecording,
      &Search::FilterNamespaceLimits, F::kSetLevel, nullptr, &Search::NarrowNamespaceLimits},
 }};
+
+// The index of the first recording filter (the end of the pure prefix).
+constexpr size_t FirstRecording() {
+  for (size_t i = 0; i < kDeviceFilters.size(); ++i) {
+    if (kDeviceFilters[i].phase == P::kRecording) return i;
+  }
+  return kDeviceFilters.size();
+}
+
+constexpr bool PrefixHoldsMemoAndScan() {
+  for (size_t i = FirstRecording(); i < kDeviceFilters.size(); ++i) {
+    if (kDeviceFilters[i].phase == P::kMemo || kDeviceFilters[i].phase == P::kScan) return false;
+  }
+  return true;
+}
 
 constexpr bool MemoIsOneRun() {
   size_t runs = 0;
@@ -138,11 +157,14 @@ constexpr bool HooksMatchUse() {
 }
 
 static_assert(MemoIsOneRun(), "the memoised filters must be one contiguous run");
+static_assert(PrefixHoldsMemoAndScan(),
+              "memoised and scan-only filters must come before the first recording filter");
 static_assert(SetLevelStagesLast(), "set-level stages must come after the per-device stages");
 static_assert(HooksMatchUse(), "each filter needs exactly the hook its funnel use names");
 
 }  // namespace filters_internal
 
+using filters_internal::FirstRecording;
 using filters_internal::kDeviceFilters;
 
 }  // namespace draco::alloc

@@ -462,7 +462,7 @@ Search::Step Search::AllocateOne(int claim, int req, int sub, int64_t dev, bool 
   if (rd.all) {
     int ci = rd.all_devices[size_t(dev)];
     Rollback rb;
-    int ok = AllocateDevice(claim, rd, ci, /*must=*/true, /*scan=*/false, &rb);
+    int ok = AllocateDevice(claim, rd, ci, /*must=*/true, /*screened=*/false, &rb);
     if (ok < 0) return Step::kError;
     if (ok == 0) return Step::kFalse;
     Step s = AllocateOne(claim, req, sub, dev + 1, allocate_sub, 0);
@@ -474,10 +474,22 @@ Search::Step Search::AllocateOne(int claim, int req, int sub, int64_t dev, bool 
     return Step::kFalse;
   }
   const int n = int(pools_->cands.size());
+  std::string error;
+  FilterCtx x;
+  x.claim = claim;
+  x.rd = &rd;
+  x.error = &error;
   for (int pos = start; pos < n; ++pos) {
     const int ci = rd.Cand(pos);
+    x.ci = ci;
+    FilterResult screen = Screen(x);
+    if (screen == FilterResult::kReject) continue;
+    if (screen == FilterResult::kError) {
+      status_ = InvalidArgumentError(error);
+      return Step::kError;
+    }
     Rollback rb;
-    int ok = AllocateDevice(claim, rd, ci, /*must=*/false, /*scan=*/true, &rb);
+    int ok = AllocateDevice(claim, rd, ci, /*must=*/false, /*screened=*/true, &rb);
     if (ok < 0) return Step::kError;
     if (ok == 0) continue;
     Step s = AllocateOne(claim, req, sub, dev + 1, allocate_sub, pos + 1);

@@ -204,15 +204,19 @@ class Search {
   Status Prepare();
   Status ValidateRequest(ReqData& rd, const ResourceClaim& claim);
   Step AllocateOne(int claim, int req, int sub, int64_t dev, bool allocate_sub, int start);
-  // Runs the filters of device_filters.h on candidate `ci` and, when all pass, records it as
-  // picked. `scan`: the candidate comes from scanning all candidates (not allocationMode All's
-  // list, which the memoised and scan-only filters already chose). Returns 1 allocated, 0 not,
-  // -1 error (status_).
-  int AllocateDevice(int claim, ReqData& rd, int ci, bool must, bool scan, Rollback* rb);
+  // Screens a scanned candidate (x.claim, x.rd, x.ci; errors to x.error) with the pure prefix
+  // of device_filters.h (the filters before the first recording one): nothing to undo.
+  FilterResult Screen(FilterCtx& x);
+  // Runs the filters of device_filters.h on candidate `ci` (all of them, or with `screened` the
+  // ones after Screen's prefix) and, when all pass, records it as picked; `rb` must be fresh.
+  // Returns 1 allocated, 0 not, -1 error (status_).
+  int AllocateDevice(int claim, ReqData& rd, int ci, bool must, bool screened, Rollback* rb);
   template <bool kScan, size_t... I>
   FilterResult RunFilters(FilterCtx& x, std::index_sequence<I...>);
   template <bool kScan, size_t I>
   FilterResult RunFilter(FilterCtx& x);
+  template <size_t... I>
+  FilterResult RunChecks(FilterCtx& x, std::index_sequence<I...>);
   // Whether `rd` may not take candidate `ci` because it is in use (by another claim, or by this
   // claim when `rd` has admin access).
   bool InUseFor(const ReqData& rd, int ci) const;
