@@ -428,8 +428,15 @@ class Allocator::Impl {
   }
   // Device class of result `request` ("req" or "req/sub") in `claim`, or "".
   static std::string ClassOfRequest(const ResourceClaim& claim, std::string_view request);
-  // capacity[name] of the device with identity key parts, or 0.
-  Amount DeviceCapacity(int gid, const std::string& name) const;
+  // What one allocated device counts against its namespace's limits besides one device: the
+  // consumed capacity of a shared allocation (consumable capacity), else the device's whole
+  // capacity. The one rule behind committed usage (AddAllocation), in-flight usage
+  // (Search::LimitAllows) and the explanation's estimate; `consumed` is only read when `shared`.
+  static std::vector<std::pair<std::string, Amount>> LimitCapacities(
+      const Device& d, bool shared, const std::vector<std::pair<std::string, Qty>>& consumed);
+  // The entry `name` of LimitCapacities' result, or 0.
+  static Amount CapacityNamed(const std::vector<std::pair<std::string, Amount>>& caps,
+                              std::string_view name);
   // Strategy for ordering nodes for these claims (first governed non-FirstFit request).
   Strategy ClaimsStrategy(const std::vector<const ResourceClaim*>& claims) const;
   // Allocated devices on node-local slices of `node`.

@@ -18,11 +18,24 @@ std::string Allocator::Impl::ClassOfRequest(const ResourceClaim& claim, std::str
   return "";
 }
 
-Amount Allocator::Impl::DeviceCapacity(int gid, const std::string& name) const {
-  int slice = SliceOfGid(gid);
-  const Device& d = slices_[size_t(slice)].devices[size_t(gid - slice_gid_base_[size_t(slice)])];
-  const auto* c = d.FindCapacity(name);
-  return c ? c->value.nanos : 0;
+std::vector<std::pair<std::string, Amount>> Allocator::Impl::LimitCapacities(
+    const Device& d, bool shared, const std::vector<std::pair<std::string, Qty>>& consumed) {
+  std::vector<std::pair<std::string, Amount>> out;
+  if (shared) {
+    for (const auto& [name, q] : consumed) out.emplace_back(name, q.nanos);
+  } else {
+    for (const auto& [name, c] : d.capacity) out.emplace_back(name, c.value.nanos);
+  }
+  return out;
+}
+
+Amount Allocator::Impl::CapacityNamed(const std::vector<std::pair<std::string, Amount>>& caps,
+                                      std::string_view name) {
+  Amount v = 0;
+  for (const auto& [n, a] : caps) {
+    if (n == name) v = a;
+  }
+  return v;
 }
 
 void Allocator::Impl::InitPolicies() {

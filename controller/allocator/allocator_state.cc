@@ -280,12 +280,11 @@ void Allocator::Impl::AddAllocation(const AllocationResult& result, const Resour
       if (pol >= 0 && !config_.policies[size_t(pol)].namespace_limits.empty()) {
         Usage& u = usage_[{pol, claim->namespace_name}];
         ++u.devices;
-        // Capacity: consumed capacity for shared allocations, else the device's capacity.
-        const Device& dev = d_.DeviceOfGid(id);
-        if (r.share_id && r.has_consumed_capacity) {
-          for (const auto& [name, q] : r.consumed_capacity) u.capacity[name] += q.nanos;
-        } else if (!r.share_id) {
-          for (const auto& [name, c] : dev.capacity) u.capacity[name] += c.value.nanos;
+        static const std::vector<std::pair<std::string, Qty>> kNone;
+        const auto& consumed = r.has_consumed_capacity ? r.consumed_capacity : kNone;
+        for (const auto& [name, add] :
+             LimitCapacities(d_.DeviceOfGid(id), r.share_id.has_value(), consumed)) {
+          u.capacity[name] += add;
         }
       }
     }

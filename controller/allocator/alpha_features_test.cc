@@ -111,6 +111,38 @@ TEST(AlphaFeaturesTest, AllocatedPeersConstrainCompatibilityGroups) {
   EXPECT_EQ(Devices(o), (std::vector<std::string>{"c"}));
 }
 
+// The explanation counts what the search rejects: devices that share no compatibility group
+// with the allocated peers on their counter set (stage "after capacity and counters").
+TEST(AlphaFeaturesTest, ExplanationCountsDevicesIncompatibleWithAllocatedPeers) {
+  Features f;
+  f.compatibility_groups = true;
+  ResourceClaim done = Claim("done", 1);
+  done.allocation = AllocationResult{};
+  DeviceRequestAllocationResult r;
+  r.request = "gpus";
+  r.driver = "gpu.example.com";
+  r.pool = "n0";
+  r.device = "a";
+  done.allocation->results.push_back(r);
+  Allocator::Config cfg;
+  cfg.features = f;
+  cfg.selectors = NewCelSelectorCompiler();
+  auto a = Allocator::Create(cfg, {GpuClass()},
+                             Pool({Gpu("a", {"x"}), Gpu("b", {"y"}), Gpu("c", {"y"})}), {}, {done});
+  ASSERT_TRUE(a.ok()) << a.status();
+  ResourceClaim one = Claim("c", 1);
+  Explanation e = (*a)->Explain(kNode, {&one});
+  ASSERT_EQ(e.outcome.kind, Outcome::Kind::kUnsatisfiable);
+  const RequestFunnel& fn = e.requests.at(0);
+  ASSERT_GE(fn.stages.size(), 5u);
+  EXPECT_EQ(fn.stages[3].name, "free");
+  EXPECT_EQ(fn.stages[3].count, 2);
+  EXPECT_EQ(fn.stages[4].name, "after capacity and counters");
+  EXPECT_EQ(fn.stages[4].count, 0);
+  EXPECT_EQ(fn.stages[4].detail,
+            "2 share no compatibility group with the devices drawing on their counter sets; ");
+}
+
 TEST(AlphaFeaturesTest, CompatibilityGroupSlicesAreIgnoredWithTheGateOff) {
   ResourceClaim one = Claim("c", 1);
   EXPECT_EQ(AllocateOnN0(Features{}, {Gpu("a", {"x"})}, one).kind, Outcome::Kind::kUnsatisfiable);

@@ -1,4 +1,5 @@
-// The per-request funnel of Allocator::Explain: Search::Explain and its stages. The numbers
+// The per-request funnel of Allocator::Explain: Search::Explain walks the per-device filter table
+// (device_filters.h) stage by stage; here are the filters' renderings. The numbers
 // behind the capacity and counter stages are in explain_numbers.cc, the analysis of requests
 // that fit alone but not together in explain_conflicts.cc, rendering in explain_render.cc.
 #include "controller/allocator/explain.h"
@@ -6,6 +7,7 @@
 #include <algorithm>
 #include <map>
 
+#include "controller/allocator/device_filters.h"
 #include "controller/allocator/search.h"
 
 namespace draco::alloc {
@@ -15,6 +17,8 @@ namespace draco::alloc {
 void Search::Explain() {
   ExplainPools();
   if (pools_ == nullptr || !pools_->error.ok()) return;
+  // A failed Prepare leaves the claims after the failing one without their picks.
+  for (ClaimData& cd : claims_) cd.picked.resize(pools_->cands.size(), 0);
   std::vector<Survivors> survivors;
   for (ClaimData& cd : claims_) {
     for (auto& subs : cd.reqs) {
@@ -68,191 +72,186 @@ RequestFunnel Search::ExplainRequest(ClaimData& cd, ReqData& rd, std::vector<int
   for (size_t i = 0; i < alive.size(); ++i) alive[i] = int(i);
   fn.stages.push_back(
       {"devices on node", int64_t(alive.size()), std::to_string(pools_->pools.size()) + " pools"});
-  StageSelectors(rd, fn, alive);
-  StageFreeAndCapacity(rd, fn, alive);
-  StageTaints(rd, fn, alive);
-  *survivors = alive;
-  StageConstraints(cd, rd, fn, alive);
-  if (rd.limit != nullptr && !rd.admin) StageLimits(cd, rd, fn, alive);
+  bool survivors_taken = false;
+  for (size_t stage = 0; stage < kFilterStageNames.size(); ++stage) {
+    std::string detail;
+    bool shown = false;
+    for (const DeviceFilter& f : kDeviceFilters) {
+      if (size_t(f.stage) != stage || f.funnel == FunnelUse::kNone) continue;
+      FunnelStep st{cd, rd, fn, alive, detail, {}, {}, {}};
+      if (f.funnel == FunnelUse::kSetLevel) {
+        if (!survivors_taken) *survivors = alive;
+        survivors_taken = true;
+        shown = (this->*f.narrow)(st) || shown;
+        continue;
+      }
+      shown = true;
+      ProbeEach(f.check, st);
+      (this->*f.describe)(st);
+    }
+    if (shown)
+      fn.stages.push_back({std::string(kFilterStageNames[stage]), int64_t(alive.size()), detail});
+  }
+  if (!survivors_taken) *survivors = alive;
   const int64_t final_count = int64_t(alive.size());
   fn.satisfiable_alone = final_count >= fn.wanted && fn.wanted > 0 && fn.cel_errors.empty();
   fn.verdict = Verdict(fn, rd.all);
   return fn;
 }
 
-void Search::StageSelectors(ReqData& rd, RequestFunnel& fn, std::vector<int>& alive) {
-  const Features& f = impl_.config_.features;
-  const DeviceClass& cls = impl_.classes_[rd.class_idx];
-  // Class selectors, attributing each rejection to the first false selector.
-  std::map<size_t, int64_t> class_rejects;
+void Search::ProbeEach(FilterResult (Search::*check)(FilterCtx&), FunnelStep& st) {
   std::vector<int> next;
-  for (int ci : alive) {
-    std::string err;
-    uint8_t r = impl_.ClassSelect(rd.class_idx, pools_->cands[size_t(ci)].gid, &err);
-    if (r == 2) {
+  for (int ci : st.alive) {
+    Rollback rb;
+    InternalResult res;
+    std::string error;
+    FilterCtx x;
+    x.claim = st.rd.claim;
+    x.rd = &st.rd;
+    x.ci = ci;
+    x.rb = &rb;
+    x.res = &res;
+    x.error = &error;
+    FilterResult v = (this->*check)(x);
+    Undo(st.rd.claim, st.rd, ci, rb);
+    if (v == FilterResult::kPass) {
       next.push_back(ci);
-      continue;
+    } else if (v == FilterResult::kReject) {
+      st.rejected.push_back(ci);
+    } else {
+      st.errored.push_back(ci);
+      st.errors.push_back(std::move(error));
     }
-    if (r == 3) {
-      if (fn.cel_errors.size() < 3) fn.cel_errors.push_back(err);
-      continue;
-    }
+  }
+  st.alive.swap(next);
+}
+
+namespace {
+
+void AddCelErrors(const std::vector<std::string>& errors, RequestFunnel& fn) {
+  for (const std::string& e : errors) {
+    if (fn.cel_errors.size() < 3) fn.cel_errors.push_back(e);
+  }
+}
+
+}  // namespace
+
+void Search::DescribeClassSelectors(FunnelStep& st) {
+  AddCelErrors(st.errors, st.fn);
+  // Each rejection is attributed to the first false selector.
+  const DeviceClass& cls = impl_.classes_[st.rd.class_idx];
+  std::map<size_t, int64_t> rejects;
+  for (int ci : st.rejected) {
     const Candidate& c = pools_->cands[size_t(ci)];
     for (size_t k = 0; k < cls.selectors.size(); ++k) {
       const auto& comp = impl_.Compile(cls.selectors[k]);
       if (!comp.error.ok()) break;
       auto m = comp.sel->Matches(*impl_.Prepared(c.gid));
       if (m.ok() && !*m) {
-        ++class_rejects[k];
+        ++rejects[k];
         break;
       }
     }
   }
-  alive.swap(next);
-  std::string detail;
-  for (const auto& [k, cnt] : class_rejects) {
-    detail += "class " + cls.name + " selector #" + std::to_string(k) + " `" + cls.selectors[k] +
-              "` rejected " + std::to_string(cnt) + "; ";
+  for (const auto& [k, cnt] : rejects) {
+    st.detail += "class " + cls.name + " selector #" + std::to_string(k) + " `" + cls.selectors[k] +
+                 "` rejected " + std::to_string(cnt) + "; ";
   }
-  fn.stages.push_back({"after class selectors", int64_t(alive.size()), detail});
+}
 
-  // Request selectors (and per-device node selection, binding-condition feature gate).
-  std::map<size_t, int64_t> req_rejects;
-  int64_t node_rejects = 0, binding_rejects = 0;
-  next.clear();
-  for (int ci : alive) {
-    uint8_t r = Selectable(rd, ci);
-    if (r == 2) {
-      next.push_back(ci);
-      continue;
-    }
-    if (r == 3) {
-      if (fn.cel_errors.size() < 3) fn.cel_errors.push_back(rd.sel_err[size_t(ci)]);
-      continue;
-    }
+void Search::DescribeBindingConditions(FunnelStep& st) {
+  if (st.rejected.empty()) return;
+  st.detail +=
+      std::to_string(st.rejected.size()) + " have binding conditions but the feature is off; ";
+}
+
+void Search::DescribeRequestSelectors(FunnelStep& st) {
+  AddCelErrors(st.errors, st.fn);
+  const auto& sels = st.rd.spec->selectors;
+  std::map<size_t, int64_t> rejects;
+  for (int ci : st.rejected) {
     const Candidate& c = pools_->cands[size_t(ci)];
-    const Device& d = impl_.DeviceOf(c);
-    if (!f.device_binding && d.binding_conditions && !d.binding_conditions->empty()) {
-      ++binding_rejects;
-      continue;
-    }
-    bool found = false;
-    for (size_t k = 0; k < rd.spec->selectors.size(); ++k) {
-      const auto& comp = impl_.Compile(rd.spec->selectors[k]);
+    for (size_t k = 0; k < sels.size(); ++k) {
+      const auto& comp = impl_.Compile(sels[k]);
       if (!comp.error.ok()) break;
       auto m = comp.sel->Matches(*impl_.Prepared(c.gid));
       if (m.ok() && !*m) {
-        ++req_rejects[k];
-        found = true;
+        ++rejects[k];
         break;
       }
     }
-    if (!found) ++node_rejects;
   }
-  alive.swap(next);
-  detail.clear();
-  for (const auto& [k, cnt] : req_rejects) {
-    detail += "request selector #" + std::to_string(k) + " `" + rd.spec->selectors[k] +
-              "` rejected " + std::to_string(cnt) + "; ";
+  for (const auto& [k, cnt] : rejects) {
+    st.detail += "request selector #" + std::to_string(k) + " `" + sels[k] + "` rejected " +
+                 std::to_string(cnt) + "; ";
   }
-  if (node_rejects > 0) {
-    detail += "device node selection excludes this node for " + std::to_string(node_rejects) + "; ";
-  }
-  if (binding_rejects > 0) {
-    detail += std::to_string(binding_rejects) + " have binding conditions but the feature is off; ";
-  }
-  fn.stages.push_back({"after request selectors", int64_t(alive.size()), detail});
 }
 
-void Search::StageFreeAndCapacity(ReqData& rd, RequestFunnel& fn, std::vector<int>& alive) {
-  const Features& f = impl_.config_.features;
-  // Free: not allocated to another claim (admin access ignores that).
-  std::vector<int> next;
-  int64_t busy = 0;
-  for (int ci : alive) {
-    const Device& d = impl_.DeviceOf(pools_->cands[size_t(ci)]);
-    bool multi = f.consumable_capacity && d.allow_multiple_allocations.value_or(false);
-    if (!rd.admin && !multi && InUse(ci)) {
-      ++busy;
-      continue;
-    }
-    next.push_back(ci);
-  }
-  alive.swap(next);
-  fn.stages.push_back(
-      {"free", int64_t(alive.size()), busy > 0 ? std::to_string(busy) + " already allocated" : ""});
-
-  // Capacity and counters, each device on its own.
-  next.clear();
-  std::vector<int> cap_rejects, counter_rejects;
-  int64_t partition_rejects = 0;
-  for (int ci : alive) {
-    const Device& d = impl_.DeviceOf(pools_->cands[size_t(ci)]);
-    if (f.consumable_capacity && CapacityFits(rd, ci, true) <= 0) {
-      cap_rejects.push_back(ci);
-      continue;
-    }
-    if (!f.partitionable_devices && !d.consumes_counters.empty()) {
-      ++partition_rejects;
-      continue;
-    }
-    if (!d.consumes_counters.empty() && !(f.consumable_capacity && CapacityInUse(ci) &&
-                                          d.allow_multiple_allocations.value_or(false))) {
-      if (!CheckCounters(ci)) {
-        counter_rejects.push_back(ci);
-        continue;
-      }
-      ReleaseCounters(ci);
-    }
-    next.push_back(ci);
-  }
-  alive.swap(next);
-  std::string detail;
-  if (!cap_rejects.empty()) {
-    detail += std::to_string(cap_rejects.size()) + " lack the requested capacity" +
-              DescribeCapacity(rd, cap_rejects, fn) + "; ";
-  }
-  if (!counter_rejects.empty()) {
-    detail += std::to_string(counter_rejects.size()) +
-              " would exceed shared counters (partitions of devices in use)" +
-              DescribeCounters(counter_rejects, fn) + "; ";
-  }
-  if (partition_rejects > 0) {
-    detail +=
-        std::to_string(partition_rejects) + " consume counters but partitionable devices are off; ";
-  }
-  fn.stages.push_back({"after capacity and counters", int64_t(alive.size()), detail});
+void Search::DescribeNodeSelection(FunnelStep& st) {
+  AddCelErrors(st.errors, st.fn);
+  if (st.rejected.empty()) return;
+  st.detail +=
+      "device node selection excludes this node for " + std::to_string(st.rejected.size()) + "; ";
 }
 
-void Search::StageTaints(ReqData& rd, RequestFunnel& fn, std::vector<int>& alive) {
-  const Features& f = impl_.config_.features;
-  std::vector<int> next;
-  std::map<std::string, int64_t> taint_rejects;
-  for (int ci : alive) {
-    const Device& d = impl_.DeviceOf(pools_->cands[size_t(ci)]);
-    if (f.device_taints && TaintBlocks(d, *rd.spec)) {
-      for (const auto& t : d.taints) {
-        if (t.effect == "NoSchedule" || t.effect == "NoExecute") {
-          ++taint_rejects[t.key + "=" + t.value + ":" + t.effect];
-          break;
-        }
-      }
-      continue;
-    }
-    next.push_back(ci);
+void Search::DescribeNodeOperations(FunnelStep& st) {
+  if (st.rejected.empty()) return;
+  st.detail += std::to_string(st.rejected.size()) +
+               " are in slices with skipNodeOperations, which needs the "
+               "DRAOptionalNodeOperations feature and the node declaring it; ";
+}
+
+void Search::DescribeInUse(FunnelStep& st) {
+  if (!st.rejected.empty()) st.detail += std::to_string(st.rejected.size()) + " already allocated";
+}
+
+void Search::DescribeCapacity(FunnelStep& st) {
+  // A device whose consumption cannot be computed lacks the capacity too.
+  std::vector<int> rejected = st.rejected;
+  rejected.insert(rejected.end(), st.errored.begin(), st.errored.end());
+  if (rejected.empty()) return;
+  std::sort(rejected.begin(), rejected.end());
+  st.detail += std::to_string(rejected.size()) + " lack the requested capacity" +
+               CapacityDetail(st.rd, rejected, st.fn) + "; ";
+}
+
+void Search::DescribePartitionable(FunnelStep& st) {
+  if (st.rejected.empty()) return;
+  st.detail +=
+      std::to_string(st.rejected.size()) + " consume counters but partitionable devices are off; ";
+}
+
+void Search::DescribeCompatibilityGroups(FunnelStep& st) {
+  if (st.rejected.empty()) return;
+  st.detail += std::to_string(st.rejected.size()) +
+               " share no compatibility group with the devices drawing on their counter sets; ";
+}
+
+void Search::DescribeCounters(FunnelStep& st) {
+  if (st.rejected.empty()) return;
+  st.detail += std::to_string(st.rejected.size()) +
+               " would exceed shared counters (partitions of devices in use)" +
+               CounterDetail(st.rejected, st.fn) + "; ";
+}
+
+void Search::DescribeTaints(FunnelStep& st) {
+  std::map<std::string, int64_t> rejects;
+  for (int ci : st.rejected) {
+    const DeviceTaint* t = UntoleratedTaint(impl_.DeviceOf(pools_->cands[size_t(ci)]), *st.rd.spec);
+    if (t != nullptr) ++rejects[t->key + "=" + t->value + ":" + t->effect];
   }
-  alive.swap(next);
-  std::string detail;
-  for (const auto& [t, cnt] : taint_rejects) {
-    detail += "untolerated taint " + t + " on " + std::to_string(cnt) + "; ";
+  for (const auto& [t, cnt] : rejects) {
+    st.detail += "untolerated taint " + t + " on " + std::to_string(cnt) + "; ";
   }
-  fn.stages.push_back({"after taints", int64_t(alive.size()), detail});
 }
 
 // Attribute presence, then the best achievable group.
-void Search::StageConstraints(ClaimData& cd, ReqData& rd, RequestFunnel& fn,
-                              std::vector<int>& alive) {
-  std::string detail;
+bool Search::NarrowConstraints(FunnelStep& st) {
+  ClaimData& cd = st.cd;
+  ReqData& rd = st.rd;
+  RequestFunnel& fn = st.fn;
+  std::vector<int>& alive = st.alive;
+  std::string& detail = st.detail;
   std::vector<int> next;
   for (const Constraint& k : cd.constraints) {
     if (!k.Applies(rd)) continue;
@@ -287,13 +286,17 @@ void Search::StageConstraints(ClaimData& cd, ReqData& rd, RequestFunnel& fn,
       alive.resize(groups.size());
     }
   }
-  fn.stages.push_back({"after constraints", int64_t(alive.size()), detail});
+  return true;
 }
 
 // AllocationPolicy namespace limits (committed + in-flight usage of the namespace).
-void Search::StageLimits(ClaimData& cd, ReqData& rd, RequestFunnel& fn, std::vector<int>& alive) {
+bool Search::NarrowNamespaceLimits(FunnelStep& st) {
+  ReqData& rd = st.rd;
+  if (rd.limit == nullptr || rd.admin) return false;
+  RequestFunnel& fn = st.fn;
+  std::vector<int>& alive = st.alive;
   const AllocationPolicy& pol = impl_.config_.policies[size_t(rd.policy)];
-  const std::string& ns = cd.claim->namespace_name;
+  const std::string& ns = st.cd.claim->namespace_name;
   Allocator::Impl::Usage used = UsageOf(rd.policy, ns);
   std::string ldetail;
   size_t allowed = alive.size();
@@ -313,8 +316,11 @@ void Search::StageLimits(ClaimData& cd, ReqData& rd, RequestFunnel& fn, std::vec
     size_t fit = 0;
     Amount sum = have;
     for (int ci : alive) {
-      const auto* c = impl_.DeviceOf(pools_->cands[size_t(ci)]).FindCapacity(name);
-      Amount add = c ? c->value.nanos : 0;
+      // As if each device were allocated whole (the consumed capacity of a shared one is not
+      // known before the search picks it).
+      const Amount add = Allocator::Impl::CapacityNamed(
+          Allocator::Impl::LimitCapacities(impl_.DeviceOf(pools_->cands[size_t(ci)]), false, {}),
+          name);
       if (fit < wanted) want += add;
       if (sum + add <= max.nanos) {
         sum += add;
@@ -336,7 +342,8 @@ void Search::StageLimits(ClaimData& cd, ReqData& rd, RequestFunnel& fn, std::vec
   }
   if (allowed < alive.size()) alive.resize(allowed);
   if (ldetail.size() >= 2) ldetail.resize(ldetail.size() - 2);  // trailing "; "
-  fn.stages.push_back({"within namespace limits", int64_t(alive.size()), ldetail});
+  st.detail += ldetail;
+  return true;
 }
 
 std::string Search::Verdict(const RequestFunnel& fn, bool all_mode) {

@@ -170,8 +170,8 @@ DeviceCapacityShortfall Search::CapacityShortfallOf(const ReqData& rd, int ci, d
   return out;
 }
 
-std::string Search::DescribeCapacity(const ReqData& rd, const std::vector<int>& rejected,
-                                     RequestFunnel& fn) {
+std::string Search::CapacityDetail(const ReqData& rd, const std::vector<int>& rejected,
+                                   RequestFunnel& fn) {
   std::vector<std::pair<double, DeviceCapacityShortfall>> all;
   for (int ci : rejected) {
     double distance = 0;
@@ -192,7 +192,7 @@ std::string Search::DescribeCapacity(const ReqData& rd, const std::vector<int>& 
   return text;
 }
 
-std::string Search::DescribeCounters(const std::vector<int>& rejected, RequestFunnel& fn) {
+std::string Search::CounterDetail(const std::vector<int>& rejected, RequestFunnel& fn) {
   struct Group {
     int64_t devices = 0;
     Amount least = 0;

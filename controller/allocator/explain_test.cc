@@ -79,6 +79,24 @@ std::unique_ptr<Allocator> New(std::vector<ResourceSlice> slices,
 
 const Node kNode{"n0", {}, {}};
 
+// The taint stage names the taint that blocks the device (the first one no toleration of the
+// request tolerates), not merely its first NoSchedule/NoExecute taint.
+TEST(ExplainTest, TaintStageNamesTheUntoleratedTaint) {
+  Device gpu = Dev("gpu-0");
+  gpu.taints.push_back({"maintenance", "soon", "NoSchedule"});
+  gpu.taints.push_back({"broken", "ecc", "NoExecute"});
+  auto a = New({NodeSlice({gpu})});
+  ResourceClaim c = Claim("c", 1);
+  c.requests[0].exactly->tolerations.push_back({"maintenance", "Exists", "", "", std::nullopt});
+  Explanation e = a->Explain(kNode, {&c});
+  ASSERT_EQ(e.outcome.kind, Outcome::Kind::kUnsatisfiable);
+  const RequestFunnel& f = e.requests.at(0);
+  ASSERT_EQ(f.stages.size(), 7u);
+  EXPECT_EQ(f.stages[5].name, "after taints");
+  EXPECT_EQ(f.stages[5].count, 0);
+  EXPECT_EQ(f.stages[5].detail, "untolerated taint broken=ecc:NoExecute on 1; ");
+}
+
 TEST(ExplainTest, CapacityStageNamesRequestedAndRemainingPerCapacity) {
   Device gpu = Dev("gpu-0");
   gpu.allow_multiple_allocations = true;

@@ -408,12 +408,11 @@ bool Search::ErrorFree() {
 
 // Upper bound check: can `need` more devices still be found for `rd` among candidates >= start?
 // Returns true when the subtree provably has no solution and pruning is safe.
-bool Search::PruneCut(ReqData& rd, int claim, int start, int64_t need) {
+bool Search::PruneCut(ReqData& rd, int start, int64_t need) {
   int64_t found = 0;
-  const ClaimData& cd = claims_[claim];
   for (int pos = start; pos < int(pools_->cands.size()); ++pos) {
     int ci = rd.Cand(pos);
-    if (rd.admin ? cd.picked[ci] != 0 : InUse(ci)) continue;
+    if (InUseFor(rd, ci)) continue;
     uint8_t s = Selectable(rd, ci);
     if (s == 3) return false;
     if (s != 2) continue;
@@ -463,7 +462,7 @@ Search::Step Search::AllocateOne(int claim, int req, int sub, int64_t dev, bool 
   if (rd.all) {
     int ci = rd.all_devices[size_t(dev)];
     Rollback rb;
-    int ok = AllocateDevice(claim, rd, ci, true, &rb);
+    int ok = AllocateDevice(claim, rd, ci, /*must=*/true, /*screened=*/false, &rb);
     if (ok < 0) return Step::kError;
     if (ok == 0) return Step::kFalse;
     Step s = AllocateOne(claim, req, sub, dev + 1, allocate_sub, 0);
@@ -471,33 +470,26 @@ Search::Step Search::AllocateOne(int claim, int req, int sub, int64_t dev, bool 
     return s;
   }
 
-  if (impl_.config_.prune && remaining >= 2 && PruneCut(rd, claim, start, remaining)) {
+  if (impl_.config_.prune && remaining >= 2 && PruneCut(rd, start, remaining)) {
     return Step::kFalse;
   }
-  const bool consumable = impl_.config_.features.consumable_capacity;
   const int n = int(pools_->cands.size());
+  std::string error;
+  FilterCtx x;
+  x.claim = claim;
+  x.rd = &rd;
+  x.error = &error;
   for (int pos = start; pos < n; ++pos) {
     const int ci = rd.Cand(pos);
-    if (rd.admin ? cd.picked[ci] != 0 : InUse(ci)) continue;
-    uint8_t sel = Selectable(rd, ci);
-    if (sel == 3) {
-      status_ = InvalidArgumentError(rd.sel_err[ci]);
+    x.ci = ci;
+    FilterResult screen = Screen(x);
+    if (screen == FilterResult::kReject) continue;
+    if (screen == FilterResult::kError) {
+      status_ = InvalidArgumentError(error);
       return Step::kError;
     }
-    if (sel != 2) continue;
-    if (consumable) {
-      int fits = CapacityFits(rd, ci, true);
-      if (fits < 0) {
-        const Candidate& c = pools_->cands[ci];
-        status_ = InvalidArgumentError(
-            "claim " + cd.kobj + ", request " + rd.name + ": checking capacity for device " +
-            DeviceIdString(impl_.slices_[c.slice], impl_.DeviceOf(c)) + ": " + status_.message());
-        return Step::kError;
-      }
-      if (fits == 0) continue;
-    }
     Rollback rb;
-    int ok = AllocateDevice(claim, rd, ci, false, &rb);
+    int ok = AllocateDevice(claim, rd, ci, /*must=*/false, /*screened=*/true, &rb);
     if (ok < 0) return Step::kError;
     if (ok == 0) continue;
     Step s = AllocateOne(claim, req, sub, dev + 1, allocate_sub, pos + 1);

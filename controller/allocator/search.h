@@ -9,6 +9,7 @@
 #include <string>
 #include <tuple>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "controller/allocator/allocator_impl.h"
@@ -33,6 +34,10 @@ inline std::string DeviceIdString(const ResourceSlice& s, const Device& d) {
 
 // Upstream lookupAttribute: exact key, else the driver-domain short name.
 const Attribute* LookupAttribute(const Device& d, std::string_view driver, std::string_view fqname);
+
+// Upstream taintPreventsAllocation: the first NoSchedule/NoExecute taint of `d` that no
+// toleration of `spec` tolerates, or null.
+const DeviceTaint* UntoleratedTaint(const Device& d, const RequestSpec& spec);
 
 class Search {
  public:
@@ -116,17 +121,13 @@ class Search {
     size_t funnel = 0;  // index in Explanation::requests
     std::vector<int> cands;
   };
+  // The memoised filters of device_filters.h (binding conditions, class and request selectors,
+  // device node selection) for candidate `ci`: 1 false, 2 true, 3 error (message in rd.sel_err).
   uint8_t Selectable(ReqData& rd, int ci);
   bool InUse(int ci) const;
-  bool TaintBlocks(const Device& d, const RequestSpec& spec) const;
   // Static capacity check (no allocated or in-flight consumption); error in *err.
   bool StaticCapacityFits(const ReqData& rd, int ci, std::string* err);
-  Allocator::Impl& impl_;
-  const Node& node_;
-  const NodePools* pools_ = nullptr;
-  std::vector<ClaimData> claims_;
 
- private:
   struct Rollback {
     bool counters = false;
     int constraints_added = 0;
@@ -140,11 +141,85 @@ class Search {
     std::vector<std::tuple<std::string, GroupState, bool>> groups_saved;
   };
 
+  // --- the per-device filters; device_filters.h orders them in one table ---
+  enum class FilterResult : uint8_t { kPass, kReject, kError };
+  // Candidate `ci` for request `rd` of claim `claim`, as every filter sees it. A stateful filter
+  // records what it changed in `rb` (Undo reverts it); errors go to `error`.
+  struct FilterCtx {
+    int claim = 0;
+    ReqData* rd = nullptr;
+    int ci = 0;
+    bool must = false;  // allocationMode All: a failed constraint is an error
+    Rollback* rb = nullptr;
+    InternalResult* res = nullptr;  // the result being built (consumed capacity)
+    std::string* error = nullptr;
+  };
+  FilterResult FilterInUse(FilterCtx& x);
+  FilterResult FilterBindingConditions(FilterCtx& x);
+  FilterResult FilterClassSelectors(FilterCtx& x);
+  FilterResult FilterRequestSelectors(FilterCtx& x);
+  FilterResult FilterNodeSelection(FilterCtx& x);
+  FilterResult FilterCapacity(FilterCtx& x);
+  FilterResult FilterNodeOperations(FilterCtx& x);
+  FilterResult FilterPartitionable(FilterCtx& x);
+  FilterResult FilterCompatibilityGroups(FilterCtx& x);
+  FilterResult FilterCounters(FilterCtx& x);
+  FilterResult FilterTaints(FilterCtx& x);
+  FilterResult FilterConstraints(FilterCtx& x);
+  FilterResult FilterConsumeCapacity(FilterCtx& x);
+  FilterResult FilterNamespaceLimits(FilterCtx& x);
+
+  // What one filter removed from a funnel stage, for its rendering hook (explain.cc).
+  struct FunnelStep {
+    ClaimData& cd;
+    ReqData& rd;
+    RequestFunnel& fn;
+    std::vector<int>& alive;          // narrowed by set-level hooks
+    std::string& detail;              // the stage's detail, appended to
+    std::vector<int> rejected;        // per-device filters: candidates removed
+    std::vector<int> errored;         // per-device filters: candidates whose check failed
+    std::vector<std::string> errors;  // their messages, aligned with `errored`
+  };
+  void DescribeInUse(FunnelStep& st);
+  void DescribeBindingConditions(FunnelStep& st);
+  void DescribeClassSelectors(FunnelStep& st);
+  void DescribeRequestSelectors(FunnelStep& st);
+  void DescribeNodeSelection(FunnelStep& st);
+  void DescribeCapacity(FunnelStep& st);
+  void DescribeNodeOperations(FunnelStep& st);
+  void DescribePartitionable(FunnelStep& st);
+  void DescribeCompatibilityGroups(FunnelStep& st);
+  void DescribeCounters(FunnelStep& st);
+  void DescribeTaints(FunnelStep& st);
+  // Set-level funnel stages; false when the filter does not apply to the request.
+  bool NarrowConstraints(FunnelStep& st);
+  bool NarrowNamespaceLimits(FunnelStep& st);
+
+  Allocator::Impl& impl_;
+  const Node& node_;
+  const NodePools* pools_ = nullptr;
+  std::vector<ClaimData> claims_;
+
+ private:
   Status Prepare();
   Status ValidateRequest(ReqData& rd, const ResourceClaim& claim);
   Step AllocateOne(int claim, int req, int sub, int64_t dev, bool allocate_sub, int start);
+  // Screens a scanned candidate (x.claim, x.rd, x.ci; errors to x.error) with the pure prefix
+  // of device_filters.h (the filters before the first recording one): nothing to undo.
+  FilterResult Screen(FilterCtx& x);
+  // Runs the filters of device_filters.h on candidate `ci` (all of them, or with `screened` the
+  // ones after Screen's prefix) and, when all pass, records it as picked; `rb` must be fresh.
   // Returns 1 allocated, 0 not, -1 error (status_).
-  int AllocateDevice(int claim, ReqData& rd, int ci, bool must, Rollback* rb);
+  int AllocateDevice(int claim, ReqData& rd, int ci, bool must, bool screened, Rollback* rb);
+  template <bool kScan, size_t... I>
+  FilterResult RunFilters(FilterCtx& x, std::index_sequence<I...>);
+  template <bool kScan, size_t I>
+  FilterResult RunFilter(FilterCtx& x);
+  template <size_t... I>
+  FilterResult RunChecks(FilterCtx& x, std::index_sequence<I...>);
+  // Whether `rd` may not take candidate `ci` because it is in use (by another claim, or by this
+  // claim when `rd` has admin access).
+  bool InUseFor(const ReqData& rd, int ci) const;
   void Undo(int claim, ReqData& rd, int ci, const Rollback& rb);
   bool CheckCounters(int ci);
   // The attribute `name` of candidate `ci` as request `rd` sees it: its derived attribute of that
@@ -158,16 +233,18 @@ class Search {
   // Intersections contributed by the allocated devices of pool view `pool`, per counter set.
   const std::map<std::string, GroupState>& GroupBaseline(int pool);
   void ReleaseCounters(int ci);
-  // CmpRequestOverCapacity with allocated + in-flight consumption. -1 error, 0 no, 1 yes.
-  int CapacityFits(const ReqData& rd, int ci, bool include_usage);
+  // CmpRequestOverCapacity with allocated + in-flight consumption. -1 error (in *err), 0 no,
+  // 1 yes.
+  int CapacityFits(const ReqData& rd, int ci, std::string* err);
   bool CapacityInUse(int ci) const;
-  bool PruneCut(ReqData& rd, int claim, int start, int64_t need);
+  bool PruneCut(ReqData& rd, int start, int64_t need);
   bool ErrorFree();
   void ApplyStrategy(ReqData& rd);
-  // Namespace limit check for adding candidate `ci` (consumed capacity `consumed` when shared);
-  // on success records the in-flight usage in `rb`. False = over the limit (message kept).
-  bool LimitAllows(const ClaimData& cd, const ReqData& rd, int ci,
-                   const std::vector<std::pair<std::string, Qty>>* consumed, Rollback* rb);
+  // Namespace limit check for adding candidate `ci` as result `res` (its consumed capacity when
+  // shared); on success records the in-flight usage in `rb`. False = over the limit (message
+  // kept).
+  bool LimitAllows(const ClaimData& cd, const ReqData& rd, int ci, const InternalResult& res,
+                   Rollback* rb);
   void LimitRelease(const ClaimData& cd, const ReqData& rd, const Rollback& rb);
   const Allocator::Impl::Usage* Committed(int policy, const std::string& ns) const;
   // Result construction (search_results.cc): BuildResults in steps, each for one claim.
@@ -184,21 +261,18 @@ class Search {
   void Explain();
   void ExplainPools();
   RequestFunnel ExplainRequest(ClaimData& cd, ReqData& rd, std::vector<int>* survivors);
-  // Funnel stages; each narrows `alive` (candidate indices) and appends its stage to `fn`.
-  void StageSelectors(ReqData& rd, RequestFunnel& fn, std::vector<int>& alive);
-  void StageFreeAndCapacity(ReqData& rd, RequestFunnel& fn, std::vector<int>& alive);
-  void StageTaints(ReqData& rd, RequestFunnel& fn, std::vector<int>& alive);
-  void StageConstraints(ClaimData& cd, ReqData& rd, RequestFunnel& fn, std::vector<int>& alive);
-  void StageLimits(ClaimData& cd, ReqData& rd, RequestFunnel& fn, std::vector<int>& alive);
+  // One per-device filter of the funnel: each candidate of `st.alive` on its own (what the
+  // filter changes is undone at once); narrows st.alive and fills st.rejected/errored.
+  void ProbeEach(FilterResult (Search::*check)(FilterCtx&), FunnelStep& st);
   static std::string Verdict(const RequestFunnel& fn, bool all_mode);
   // Why candidate `ci` cannot take what `rd` would consume; `distance` orders devices by how
   // close they come (capacities short, then relative shortfall).
   DeviceCapacityShortfall CapacityShortfallOf(const ReqData& rd, int ci, double* distance);
   // Capacity-stage detail: the closest of `rejected` (candidate indices) into fn.
-  std::string DescribeCapacity(const ReqData& rd, const std::vector<int>& rejected,
-                               RequestFunnel& fn);
+  std::string CapacityDetail(const ReqData& rd, const std::vector<int>& rejected,
+                             RequestFunnel& fn);
   // Counter-stage detail: the counters that `rejected` devices would exceed, into fn.
-  std::string DescribeCounters(const std::vector<int>& rejected, RequestFunnel& fn);
+  std::string CounterDetail(const std::vector<int>& rejected, RequestFunnel& fn);
   // Pool, set, counter, left, total and holders of flat counter `k` of pool view `pool`.
   CounterShortfall CounterState(int pool, int k);
   // The quantity format the slice declares counter `k` of `pool` in.

@@ -1,79 +1,28 @@
-// Per-device filters of the search: selectors, taints, capacity, counters, namespace limits;
-// AllocateDevice and its Undo.
+// The state behind the per-device filters (device_filters.h): capacity, counters, taints,
+// namespace limits (committed and in-flight usage), the visiting order of AllocationPolicy
+// strategies, and Undo of what AllocateDevice recorded.
 #include <algorithm>
 #include <limits>
 
 #include "controller/allocator/capacity.h"
 #include "controller/allocator/explain.h"
-#include "controller/allocator/node_selector.h"
 #include "controller/allocator/search.h"
+#include "controller/api/types.h"
 
 namespace draco::alloc {
-namespace {
 
-bool Tolerates(const DeviceToleration& t, const DeviceTaint& x) {
-  if (!t.effect.empty() && t.effect != x.effect) return false;
-  if (!t.key.empty() && t.key != x.key) return false;
-  if (t.op.empty() || t.op == "Equal") return t.value == x.value;
-  return t.op == "Exists";
-}
-
-}  // namespace
-
-bool Search::TaintBlocks(const Device& d, const RequestSpec& spec) const {
+const DeviceTaint* UntoleratedTaint(const Device& d, const RequestSpec& spec) {
   for (const auto& taint : d.taints) {
+    // Only known effects prevent allocation; others (None included) are ignored.
     if (taint.effect != "NoExecute" && taint.effect != "NoSchedule") continue;
-    bool tolerated = std::any_of(spec.tolerations.begin(), spec.tolerations.end(),
-                                 [&](const auto& t) { return Tolerates(t, taint); });
-    if (!tolerated) return true;
+    bool tolerated =
+        std::any_of(spec.tolerations.begin(), spec.tolerations.end(), [&](const auto& t) {
+          return api::ToleratesTaint({t.key, t.op, t.value, t.effect},
+                                     {taint.key, taint.value, taint.effect});
+        });
+    if (!tolerated) return &taint;
   }
-  return false;
-}
-
-uint8_t Search::Selectable(ReqData& rd, int ci) {
-  uint8_t& slot = rd.sel[ci];
-  if (slot != 0) return slot;
-  const Candidate& c = pools_->cands[ci];
-  const ResourceSlice& s = impl_.slices_[c.slice];
-  const Device& d = s.devices[c.device];
-  if (!impl_.config_.features.device_binding && d.binding_conditions &&
-      !d.binding_conditions->empty()) {
-    return slot = 1;
-  }
-  std::string err;
-  uint8_t cls = impl_.ClassSelect(rd.class_idx, c.gid, &err);
-  if (cls == 3) {
-    rd.sel_err[ci] = err;
-    return slot = 3;
-  }
-  if (cls == 1) return slot = 1;
-  const auto& sels = rd.spec->selectors;
-  for (size_t i = 0; i < sels.size(); ++i) {
-    const auto& comp = impl_.Compile(sels[i]);
-    if (!comp.error.ok()) {
-      rd.sel_err[ci] = "claim " + claims_[rd.claim].kobj + ": selector #" + std::to_string(i) +
-                       ": CEL compile error: " + comp.error.message();
-      return slot = 3;
-    }
-    auto m = comp.sel->Matches(*impl_.Prepared(c.gid));
-    if (!m.ok()) {
-      rd.sel_err[ci] = "claim " + claims_[rd.claim].kobj + ": selector #" + std::to_string(i) +
-                       " on device " + DeviceIdString(s, d) +
-                       ": CEL runtime error: " + AddCelKeyHint(m.status().message());
-      return slot = 3;
-    }
-    if (!*m) return slot = 1;
-  }
-  if (s.per_device_node_selection.value_or(false)) {
-    auto m = NodeMatches(node_, d.node_name.value_or(""), d.all_nodes.value_or(false),
-                         d.node_selector ? &*d.node_selector : nullptr);
-    if (!m.ok()) {
-      rd.sel_err[ci] = "failed to parse node selector: " + m.status().message();
-      return slot = 3;
-    }
-    if (!*m) return slot = 1;
-  }
-  return slot = 2;
+  return nullptr;
 }
 
 bool Search::StaticCapacityFits(const ReqData& rd, int ci, std::string* err) {
@@ -96,31 +45,25 @@ bool Search::StaticCapacityFits(const ReqData& rd, int ci, std::string* err) {
   return true;
 }
 
-int Search::CapacityFits(const ReqData& rd, int ci, bool include_usage) {
+int Search::CapacityFits(const ReqData& rd, int ci, std::string* err) {
   const Candidate& c = pools_->cands[ci];
   const Device& d = impl_.DeviceOf(c);
   std::vector<Qty> consumed;
   bool missing = false;
-  std::string err;
   bool fractional = impl_.config_.features.fractional_capacity_range;
-  if (!ConsumedForDevice(*rd.spec, d, fractional, &consumed, &missing, &err)) {
-    status_ = InvalidArgumentError(err);
-    return -1;
-  }
+  if (!ConsumedForDevice(*rd.spec, d, fractional, &consumed, &missing, err)) return -1;
   if (missing) return 0;
   const IdentityView st = impl_.Identity(c.ident);
   for (size_t i = 0; i < d.capacity.size(); ++i) {
     const auto& [name, cap] = d.capacity[i];
     if (ViolatesPolicy(consumed[i], cap.request_policy, fractional)) return 0;
     Amount sum = consumed[i].nanos;
-    if (include_usage) {
-      if (st.has_aggregate) {
-        for (const auto& [k, v] : *st.aggregate) {
-          if (k == name) sum += v;
-        }
+    if (st.has_aggregate) {
+      for (const auto& [k, v] : *st.aggregate) {
+        if (k == name) sum += v;
       }
-      if (!alloc_cap_[ci].empty()) sum += alloc_cap_[ci][i];
     }
+    if (!alloc_cap_[ci].empty()) sum += alloc_cap_[ci][i];
     if (sum > cap.value.nanos) return 0;
   }
   return 1;
@@ -166,110 +109,6 @@ void Search::ReleaseCounters(int ci) {
   }
 }
 
-int Search::AllocateDevice(int claim, ReqData& rd, int ci, bool must, Rollback* rb) {
-  const Features& f = impl_.config_.features;
-  const Candidate& c = pools_->cands[ci];
-  const ResourceSlice& slice = impl_.slices_[c.slice];
-  const Device& d = slice.devices[c.device];
-  ClaimData& cd = claims_[claim];
-  bool multi = f.consumable_capacity && d.allow_multiple_allocations.value_or(false);
-  if (!multi && rd.admin && cd.picked[ci]) return 0;
-  if (!rd.admin && InUse(ci)) return 0;
-  if (experimental_ && !slice.skip_node_operations.empty()) {
-    if (!f.optional_node_operations) return 0;
-    const auto& df = node_.declared_features;
-    if (std::find(df.begin(), df.end(), "DRAOptionalNodeOperations") == df.end()) return 0;
-  }
-  if (!f.partitionable_devices && !d.consumes_counters.empty()) return 0;
-  bool skip_counters = multi && CapacityInUse(ci);
-  *rb = Rollback{};
-  if (f.compatibility_groups && !skip_counters && !d.consumes_counters.empty() &&
-      !CheckGroups(ci, rb)) {
-    return 0;
-  }
-  if (!skip_counters && !d.consumes_counters.empty()) {
-    if (!CheckCounters(ci)) {
-      RestoreGroups(ci, *rb);
-      return 0;
-    }
-    rb->counters = true;
-  }
-  if (f.device_taints && TaintBlocks(d, *rd.spec)) {
-    Undo(claim, rd, ci, *rb);
-    return 0;
-  }
-  for (auto& k : cd.constraints) {
-    if (!k.Applies(rd)) {
-      ++rb->constraints_added;
-      continue;
-    }
-    const Attribute* attr = nullptr;
-    if (Status st = AttributeFor(rd, ci, k.attribute, &attr); !st.ok()) {
-      Undo(claim, rd, ci, *rb);
-      status_ = st;
-      return -1;
-    }
-    if (!k.Add(attr)) {
-      Undo(claim, rd, ci, *rb);
-      if (must) {
-        status_ = InvalidArgumentError("claim " + cd.kobj + ", request " + rd.name +
-                                       ": cannot add device " + DeviceIdString(slice, d) +
-                                       " because a claim constraint would not be satisfied");
-        return -1;
-      }
-      return 0;
-    }
-    ++rb->constraints_added;
-  }
-  if (!multi) {
-    cd.picked[ci] = 1;
-    ++picked_count_[ci];
-    rb->marked = true;
-  }
-  InternalResult res;
-  res.req = rd.req;
-  res.sub = rd.sub;
-  res.cand = ci;
-  res.admin = rd.admin;
-  if (f.consumable_capacity) {
-    int fits = CapacityFits(rd, ci, true);
-    if (fits < 0) {
-      Undo(claim, rd, ci, *rb);
-      status_ = InvalidArgumentError("claim " + cd.kobj + ", request " + rd.name +
-                                     ": rechecking capacity for device " +
-                                     DeviceIdString(slice, d) + ": " + status_.message());
-      return -1;
-    }
-    if (fits == 0) {
-      Undo(claim, rd, ci, *rb);
-      return 0;
-    }
-    if (multi) {
-      std::vector<Qty> consumed;
-      bool missing = false;
-      std::string err;
-      ConsumedForDevice(*rd.spec, d, f.fractional_capacity_range, &consumed, &missing, &err);
-      res.share_id = impl_.NewShareId();
-      if (alloc_cap_[ci].empty()) alloc_cap_[ci].assign(d.capacity.size(), 0);
-      rb->consumed_amounts.resize(consumed.size());
-      for (size_t i = 0; i < consumed.size(); ++i) {
-        alloc_cap_[ci][i] += consumed[i].nanos;
-        rb->consumed_amounts[i] = consumed[i].nanos;
-        res.consumed.emplace_back(d.capacity[i].first, consumed[i]);
-      }
-      ++live_shares_[ci];
-      rb->capacity_inserted = true;
-    }
-  }
-  if (rd.limit != nullptr && !rd.admin && !LimitAllows(cd, rd, ci, &res.consumed, rb)) {
-    Undo(claim, rd, ci, *rb);
-    return 0;
-  }
-  cd.results.push_back(std::move(res));
-  rb->result_added = true;
-  return 1;
-}
-
 void Search::ApplyStrategy(ReqData& rd) {
   Strategy st = impl_.config_.policies[size_t(rd.policy)].strategy;
   if (st == Strategy::kFirstFit) return;
@@ -308,8 +147,8 @@ Allocator::Impl::Usage Search::UsageOf(int policy, const std::string& ns) const 
   return u;
 }
 
-bool Search::LimitAllows(const ClaimData& cd, const ReqData& rd, int ci,
-                         const std::vector<std::pair<std::string, Qty>>* consumed, Rollback* rb) {
+bool Search::LimitAllows(const ClaimData& cd, const ReqData& rd, int ci, const InternalResult& res,
+                         Rollback* rb) {
   const NamespaceLimit& lim = *rd.limit;
   const std::string& ns = cd.claim->namespace_name;
   const AllocationPolicy& pol = impl_.config_.policies[size_t(rd.policy)];
@@ -327,15 +166,11 @@ bool Search::LimitAllows(const ClaimData& cd, const ReqData& rd, int ci,
     return fail("maxDevices", std::to_string(*lim.max_devices), std::to_string(used.devices), "1");
   }
   rb->limit_capacity.clear();
+  const auto caps = lim.max_capacity.empty() ? std::vector<std::pair<std::string, Amount>>()
+                                             : Allocator::Impl::LimitCapacities(
+                                                   d, res.share_id.has_value(), res.consumed);
   for (const auto& [name, max] : lim.max_capacity) {
-    Amount add = 0;
-    if (consumed != nullptr && !consumed->empty()) {
-      for (const auto& [cn, q] : *consumed) {
-        if (cn == name) add = q.nanos;
-      }
-    } else if (const auto* c = d.FindCapacity(name)) {
-      add = c->value.nanos;
-    }
+    const Amount add = Allocator::Impl::CapacityNamed(caps, name);
     Amount have = used.capacity.count(name) ? used.capacity[name] : Amount(0);
     if (have + add > max.nanos) {
       auto fmt = [](Amount a) -> std::string {

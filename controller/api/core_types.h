@@ -42,10 +42,13 @@ struct NodeSelector {
   friend bool operator==(const NodeSelector&, const NodeSelector&) = default;
 };
 
-// Upstream semantics (component-helpers nodeaffinity): requirements within a term are ANDed,
-// terms are ORed; a term with no requirements matches nothing; a term with an invalid requirement
-// (unknown operator, wrong value count, non-integer Gt/Lt value, a field other than
-// metadata.name) matches nothing. An empty selector (no terms) matches nothing.
+// Upstream semantics (component-helpers nodeaffinity's LazyErrorNodeSelector, implemented once in
+// node_affinity.h): requirements within a term are ANDed, terms are ORed; a term with no
+// requirements matches nothing; a term with an invalid requirement (what labels.NewRequirement
+// rejects: unknown operator, invalid label key or value, wrong value count, non-integer Gt/Lt
+// value; for fields anything but In/NotIn with one value) matches nothing. Fields are only
+// checked for a named node; a field other than metadata.name reads as "". An empty selector (no
+// terms) matches nothing. RequirementMatches: valid and matching.
 bool RequirementMatches(const NodeSelectorRequirement& r, const StringMap& labels);
 bool TermMatches(const NodeSelectorTerm& term, const StringMap& labels, std::string_view node_name);
 bool NodeSelectorMatches(const NodeSelector& selector, const StringMap& labels,
@@ -70,7 +73,22 @@ struct Toleration {
   friend bool operator==(const Toleration&, const Toleration&) = default;
 };
 
-// Upstream v1 Toleration.ToleratesTaint.
+// The fields of a toleration and of a taint, whichever model holds them (core/v1,
+// resource.k8s.io devices, the allocator's model); views into the caller's strings.
+struct TolerationFields {
+  std::string_view key, op, value, effect;
+};
+struct TaintFields {
+  std::string_view key, value, effect;
+};
+// The one toleration rule: upstream core/v1 Toleration.ToleratesTaint (without the alpha Gt/Lt
+// operators of TaintTolerationComparisonOperators, which never match here) and
+// resourceclaim.ToleratesTaint, its copy for device taints. An empty effect or key matches any;
+// operator "" or Equal compares values, Exists matches any value, anything else nothing.
+// Callers decide which effects count.
+bool ToleratesTaint(const TolerationFields& t, const TaintFields& taint);
+
+// Upstream v1 Toleration.ToleratesTaint (ToleratesTaint on its fields).
 bool TolerationToleratesTaint(const Toleration& t, const Taint& taint);
 
 // ---------------------------------------------------------------------------------------------

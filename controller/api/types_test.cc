@@ -27,7 +27,11 @@ TEST(NodeSelectorTest, RequirementOperators) {
   EXPECT_FALSE(RequirementMatches(Req("zone", "DoesNotExist", {}), labels));
   EXPECT_TRUE(RequirementMatches(Req("gpus", "Gt", {"3"}), labels));
   EXPECT_FALSE(RequirementMatches(Req("gpus", "Gt", {"4"}), labels));
-  EXPECT_TRUE(RequirementMatches(Req("gpus", "Lt", {"+5"}), labels));
+  EXPECT_TRUE(RequirementMatches(Req("gpus", "Lt", {"5"}), labels));
+  // "+5" parses as an integer, but labels.NewRequirement also requires a valid label value.
+  EXPECT_FALSE(RequirementMatches(Req("gpus", "Lt", {"+5"}), labels));
+  EXPECT_FALSE(RequirementMatches(Req("bad key!", "Exists", {}), labels));
+  EXPECT_FALSE(RequirementMatches(Req("zone", "NotIn", {"not a value"}), labels));
   EXPECT_FALSE(RequirementMatches(Req("bad", "Gt", {"1"}), labels));
   EXPECT_FALSE(RequirementMatches(Req("gpus", "Gt", {"x"}), labels));
   EXPECT_FALSE(RequirementMatches(Req("gpus", "Gt", {"1", "2"}), labels));
@@ -57,6 +61,44 @@ TEST(NodeSelectorTest, TermsAreOredRequirementsAnded) {
   NodeSelectorTerm two_values;
   two_values.match_fields.push_back(Req("metadata.name", "In", {"node-1", "node-2"}));
   EXPECT_FALSE(TermMatches(two_values, labels, "node-1"));
+}
+
+// LazyErrorNodeSelector: an invalid term matches nothing but the other terms still count; the
+// fields set of a node holds only metadata.name, and only when the node has a name.
+TEST(NodeSelectorTest, LazyErrorsFieldsOfNamelessNodesAndOtherFieldKeys) {
+  StringMap labels = {{"zone", "a"}};
+  NodeSelector sel;
+  sel.node_selector_terms.emplace_back();
+  sel.node_selector_terms.back().match_expressions.push_back(Req("zone", "Like", {"a"}));
+  EXPECT_FALSE(NodeSelectorMatches(sel, labels, "node-1"));
+  sel.node_selector_terms.emplace_back();
+  sel.node_selector_terms.back().match_expressions.push_back(Req("zone", "In", {"a"}));
+  EXPECT_TRUE(NodeSelectorMatches(sel, labels, "node-1"));
+  NodeSelectorTerm by_name;
+  by_name.match_fields.push_back(Req("metadata.name", "In", {"node-1"}));
+  EXPECT_TRUE(TermMatches(by_name, labels, ""));  // a PV's node affinity checks labels only
+  NodeSelectorTerm other_field;
+  other_field.match_fields.push_back(Req("metadata.uid", "NotIn", {"x"}));
+  EXPECT_TRUE(TermMatches(other_field, labels, "node-1"));  // reads as "" != "x"
+}
+
+TEST(TolerationTest, OneRuleForEveryModel) {
+  EXPECT_TRUE(ToleratesTaint({"k", "", "v", ""}, {"k", "v", "NoSchedule"}));
+  EXPECT_TRUE(ToleratesTaint({"k", "Equal", "v", "NoSchedule"}, {"k", "v", "NoSchedule"}));
+  EXPECT_FALSE(ToleratesTaint({"k", "Equal", "v", "NoExecute"}, {"k", "v", "NoSchedule"}));
+  EXPECT_FALSE(ToleratesTaint({"k", "", "w", ""}, {"k", "v", "NoSchedule"}));
+  EXPECT_TRUE(ToleratesTaint({"", "Exists", "", ""}, {"any", "v", "NoExecute"}));
+  EXPECT_FALSE(ToleratesTaint({"k", "Gt", "1", ""}, {"k", "2", "NoSchedule"}));
+  Toleration t;
+  t.key = "k";
+  t.operator_ = "Exists";
+  Taint taint;
+  taint.key = "k";
+  taint.value = "v";
+  taint.effect = "NoSchedule";
+  EXPECT_TRUE(TolerationToleratesTaint(t, taint));
+  t.key = "other";
+  EXPECT_FALSE(TolerationToleratesTaint(t, taint));
 }
 
 TEST(TolerationTest, DeviceTolerations) {
