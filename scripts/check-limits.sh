@@ -9,9 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${1:-build}
 MAX_LINES=600
-KNOWN_LONG=(
-  controller/allocator/json_codec.cc   # #16: goes once simulate and the oracle protocol use api
-)
+KNOWN_LONG=()
 known() { local f; for f in "${KNOWN_LONG[@]}"; do [[ $1 == "$f" ]] && return 0; done; return 1; }
 status=0
 while read -r n f; do

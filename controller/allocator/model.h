@@ -4,7 +4,7 @@
 //
 // These are plain value types (thread-compatible). They are the allocator's own compute format;
 // `from_api.h` builds them from the api model (the controller, simulate and the oracle scenario
-// protocol); `json_codec.h` decodes them from Kubernetes JSON only as from_api_test's reference.
+// protocol).
 #pragma once
 
 #include <cstdint>
