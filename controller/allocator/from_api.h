@@ -16,7 +16,7 @@
 #pragma once
 
 #include "base/status.h"
-#include "controller/allocator/model.h"
+#include "controller/allocator/compute_model.h"
 #include "controller/api/policy_types.h"
 #include "controller/api/types.h"
 

@@ -64,7 +64,7 @@ void ExpectTexts(const QtyList& got, const std::vector<std::string>& texts,
 // equals the upstream-shaped JSON encoder (scenario_json.h) read back by the api codec.
 void CheckResultRoundTrip(const AllocationResult& r) {
   api::AllocationResult direct = ToApiAllocationResult(r);
-  auto via_json = api::Decode<api::AllocationResult>(AllocationResultToJson(r));
+  auto via_json = api::Decode<api::AllocationResult>(ComputeResultToJson(r));
   ASSERT_TRUE(via_json.ok()) << via_json.status().ToString();
   EXPECT_TRUE(direct == *via_json);
   EXPECT_EQ(api::Encode(direct), api::Encode(*via_json));

@@ -132,7 +132,8 @@ FitRow LargestFit(simulate::Simulation& sim, const std::string& cls, const alloc
   FitRow row{cls, node.name, 0, ""};
   auto fits = [&](int64_t n) {
     alloc::ResourceClaim c = ProbeClaim(cls, n);
-    alloc::Outcome o = sim.allocator->AllocateOnAnyNode(std::span(&node, 1), {&c});
+    alloc::SearchOutcome o =
+        alloc::ComputeAllocateOnAnyNode(*sim.allocator, std::span(&node, 1), {&c});
     if (o.kind == alloc::Outcome::Kind::kError) row.error = o.message;
     return o.kind == alloc::Outcome::Kind::kAllocated;
   };
@@ -149,7 +150,7 @@ FitRow LargestFit(simulate::Simulation& sim, const std::string& cls, const alloc
 // for a one-device probe. Rows of classes that have no device on a node are left out.
 bool ClassHasDevicesOn(simulate::Simulation& sim, const std::string& cls, const alloc::Node& node) {
   alloc::ResourceClaim c = ProbeClaim(cls, 1);
-  alloc::Explanation e = sim.allocator->Explain(node, {&c});
+  alloc::Explanation e = alloc::ComputeExplain(*sim.allocator, node, {&c});
   for (const auto& r : e.requests) {
     for (const auto& st : r.stages) {
       if (st.name == "after class selectors") return st.count > 0;

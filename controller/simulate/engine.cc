@@ -252,6 +252,7 @@ Status LoadManifest(const api::Manifest& m, const rapidjson::Document& doc, Inpu
     in->api_classes.push_back(*dc);
   } else if (const auto* rs = std::get_if<api::ResourceSlice>(&m.object)) {
     in->slices.push_back(alloc::ToAllocSlice(*rs));
+    in->api_slices.push_back(std::make_shared<const api::ResourceSlice>(*rs));
   } else if (const auto* tr = std::get_if<api::DeviceTaintRule>(&m.object)) {
     in->rules.push_back(alloc::ToAllocTaintRule(*tr));
   } else if (m.kind == "AllocationPolicy") {
@@ -452,7 +453,7 @@ Status Build(const Options& opts, Simulation* sim) {
     g.candidates = sim->in.nodes;
     sim->groups.push_back(std::move(g));
   }
-  alloc::Allocator::Config& cfg = sim->allocator_config;
+  alloc::ComputeConfig& cfg = sim->allocator_config;
   cfg.selectors = alloc::NewCelSelectorCompiler();
   cfg.timeout = std::chrono::milliseconds(10000);
   cfg.policies = sim->in.policies;
@@ -557,17 +558,19 @@ GroupOutcome RunGroup(Simulation& sim, const Group& g, bool explain, const std::
     return go;
   }
   if (explain) {
-    for (const auto& n : cands) go.explanations.push_back(sim.allocator->Explain(n, claims));
+    for (const auto& n : cands) {
+      go.explanations.push_back(alloc::ComputeExplain(*sim.allocator, n, claims));
+    }
     return go;
   }
   size_t start = 0;
   for (size_t k = 0; k < cands.size(); ++k) start = cands[k].name == prefer ? k : start;
-  alloc::Outcome o = sim.allocator->AllocateOnAnyNode(cands, claims, start);
+  alloc::SearchOutcome o = alloc::ComputeAllocateOnAnyNode(*sim.allocator, cands, claims, start);
   if (o.kind == alloc::Outcome::Kind::kAllocated) {
     go.allocated = true;
     go.node = o.node;
     for (size_t k = 0; k < claims.size(); ++k) {
-      sim.allocator->Commit(*claims[k], o.results[k]);
+      alloc::ComputeCommit(*sim.allocator, *claims[k], o.results[k]);
       const_cast<ResourceClaim*>(claims[k])->allocation = o.results[k];
     }
     // The pod now counts as placed for later pods (affinity, spread, ports, resources).
@@ -576,7 +579,9 @@ GroupOutcome RunGroup(Simulation& sim, const Group& g, bool explain, const std::
   }
   go.message =
       std::string(alloc::OutcomeKindName(o.kind)) + (o.message.empty() ? "" : ": " + o.message);
-  for (const auto& n : cands) go.explanations.push_back(sim.allocator->Explain(n, claims));
+  for (const auto& n : cands) {
+    go.explanations.push_back(alloc::ComputeExplain(*sim.allocator, n, claims));
+  }
   return go;
 }
 

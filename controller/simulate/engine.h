@@ -14,6 +14,7 @@
 
 #include "base/status.h"
 #include "controller/allocator/allocator.h"
+#include "controller/allocator/compute_api.h"
 #include "controller/allocator/features.h"
 #include "controller/api/types.h"
 #include "controller/api/workload_types.h"
@@ -45,6 +46,7 @@ struct Inputs {
   std::vector<alloc::DeviceClass> classes;
   std::vector<api::DeviceClass> api_classes;  // for the extended-resource mapping
   std::vector<alloc::ResourceSlice> slices;
+  std::vector<std::shared_ptr<const api::ResourceSlice>> api_slices;  // for group domains
   std::vector<alloc::DeviceTaintRule> rules;
   std::vector<alloc::AllocationPolicy> policies;
   std::vector<alloc::Node> nodes;
@@ -75,7 +77,7 @@ struct Simulation {
   std::vector<ResourceClaim> claims;  // all claims incl. generated, stable addresses after build
   std::vector<Group> groups;
   std::unique_ptr<alloc::Allocator> allocator;
-  alloc::Allocator::Config allocator_config;
+  alloc::ComputeConfig allocator_config;
   alloc::Features features;  // the allocator's (version defaults and --feature-gates)
 };
 

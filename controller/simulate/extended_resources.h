@@ -9,7 +9,7 @@
 #include <string>
 
 #include "base/status.h"
-#include "controller/allocator/model.h"
+#include "controller/allocator/compute_model.h"
 #include "controller/api/extended_resource.h"
 #include "controller/api/types.h"
 

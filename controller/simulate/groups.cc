@@ -43,7 +43,7 @@ std::optional<std::string> DomainInUse(const Simulation& sim, const PodGroupUnit
         const auto& a = sim.claims[c].allocation;
         if (!a) continue;
         for (const auto& d : a->results) {
-          auto v = group::DeviceDomain(sim.in.slices, pg.ref.match_attribute, d.driver, d.pool,
+          auto v = group::DeviceDomain(sim.in.api_slices, pg.ref.match_attribute, d.driver, d.pool,
                                        d.device);
           if (v) return v;
         }
@@ -133,8 +133,8 @@ Status ResetAllocator(Simulation& sim) {
   for (const auto& c : sim.claims) {
     if (c.allocation) allocated.push_back(c);
   }
-  auto a = alloc::Allocator::Create(sim.allocator_config, sim.in.classes, sim.in.slices,
-                                    sim.in.rules, allocated);
+  auto a = alloc::CreateAllocator(sim.allocator_config, sim.in.classes, sim.in.slices, sim.in.rules,
+                                  allocated);
   if (!a.ok()) return a.status();
   sim.allocator = std::move(a).value();
   return OkStatus();
@@ -187,7 +187,7 @@ PodGroupOutcome RunPodGroup(Simulation& sim, const PodGroupUnits& pg) {
   bool constrained = !g.match_attribute.empty();
   std::vector<group::Domain> domains;
   if (constrained) {
-    auto all = group::DomainsOf(sim.in.slices, g.match_attribute);
+    auto all = group::DomainsOf(sim.in.api_slices, g.match_attribute);
     if (!all.ok()) return pending(all.status().message());
     std::optional<std::string> in_use = DomainInUse(sim, pg);
     for (auto& d : *all) {

@@ -17,6 +17,7 @@
 #include "controller/allocator/allocator.h"
 #include "controller/allocator/explain.h"
 #include "controller/allocator/features.h"
+#include "controller/allocator/from_api.h"
 #include "controller/api/codec.h"
 #include "controller/feasibility/feasibility.h"
 #include "controller/simulate/engine.h"
@@ -316,7 +317,8 @@ int RunExplain(const Options& opts, std::ostream& out, std::ostream& err) {
         size_t k = 0;
         for (size_t i : g.claims) {
           if (sim.claims[i].allocation || k >= e.outcome.results.size()) continue;
-          PrintAllocation(sim.claims[i], e.outcome.results[k++], out);
+          PrintAllocation(sim.claims[i], alloc::ToAllocAllocationResult(e.outcome.results[k++]),
+                          out);
         }
       }
     }
