@@ -7,7 +7,7 @@
 #include <string_view>
 
 #include "base/status.h"
-#include "controller/allocator/model.h"
+#include "controller/allocator/compute_model.h"
 
 namespace draco::alloc {
 
