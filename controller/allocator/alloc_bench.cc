@@ -1,6 +1,6 @@
 // alloc_bench: draco's counterpart of `oracle bench-alloc`. Reads `oracle allocate` scenario lines
 // on stdin; per line runs the scenario `-iters N` times and prints the median times:
-//   ns          Allocator::Create(config, classes, slices, taint rules, allocated claims) +
+//   ns          CreateAllocator(config, classes, slices, taint rules, allocated claims) +
 //               Allocate, cold caches. Slices and allocated claims are the already-decoded objects
 //               handed over by shared pointer (the oracle likewise gets decoded slice pointers);
 //               classes and taint rules are copied, taint rules merged, the snapshot built and the
@@ -27,13 +27,17 @@
 #include <string>
 #include <vector>
 
+#include "controller/allocator/compute_api.h"
+#include "controller/allocator/from_api.h"
 #include "controller/allocator/scenario.h"
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
 using draco::alloc::Allocator;
+using draco::alloc::ComputeConfig;
 using draco::alloc::Outcome;
+using draco::alloc::SearchOutcome;
 
 double Median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -41,6 +45,34 @@ double Median(std::vector<double> v) {
 }
 
 }  // namespace
+
+// The scenario in the allocator's compute form (converted once, outside the timed regions).
+struct Compute {
+  std::string id, mode;
+  std::optional<draco::alloc::Node> node;
+  std::vector<draco::alloc::Node> nodes;
+  std::vector<draco::alloc::DeviceClass> classes;
+  std::vector<draco::alloc::ResourceSlice> slices;
+  std::vector<draco::alloc::ResourceClaim> allocated_claims, claims;
+  std::vector<draco::alloc::DeviceTaintRule> taint_rules;
+  draco::alloc::Features features;
+};
+
+Compute ToCompute(const draco::alloc::Scenario& s) {
+  using namespace draco::alloc;
+  Compute c;
+  c.id = s.id;
+  c.mode = s.mode;
+  if (s.node) c.node = ToAllocNode(*s.node);
+  for (const auto& n : s.nodes) c.nodes.push_back(ToAllocNode(n));
+  for (const auto& k : s.classes) c.classes.push_back(ToAllocClass(k));
+  for (const auto& sl : s.slices) c.slices.push_back(ToAllocSlice(*sl));
+  for (const auto& k : s.allocated_claims) c.allocated_claims.push_back(ToAllocClaim(k));
+  for (const auto& k : s.claims) c.claims.push_back(ToAllocClaim(k));
+  for (const auto& r : s.taint_rules) c.taint_rules.push_back(ToAllocTaintRule(r));
+  c.features = s.features;
+  return c;
+}
 
 int main(int argc, char** argv) {
   int iters = 20;
@@ -60,37 +92,39 @@ int main(int argc, char** argv) {
       std::cout << "{\"inputError\":\"" << s.status().message() << "\"}\n";
       continue;
     }
-    if (s->claims.empty()) continue;  // CEL-only lines (S3c)
-    Allocator::Config cfg;
-    cfg.features = s->features;
+    const Compute sc = ToCompute(*s);
+    if (sc.claims.empty()) continue;  // CEL-only lines (S3c)
+    ComputeConfig cfg;
+    cfg.features = sc.features;
     cfg.selectors = selectors;
     cfg.timeout = std::chrono::milliseconds(10000);
     std::vector<const draco::alloc::ResourceClaim*> claims;
-    for (const auto& c : s->claims) claims.push_back(&c);
-    draco::alloc::Node node = s->node.value_or(draco::alloc::Node{});
+    for (const auto& c : sc.claims) claims.push_back(&c);
+    draco::alloc::Node node = sc.node.value_or(draco::alloc::Node{});
     // The decoded slices, owned once (the oracle likewise gets decoded slice pointers).
     std::vector<std::shared_ptr<const draco::alloc::ResourceSlice>> owned;
-    for (const auto& sl : s->slices) {
+    for (const auto& sl : sc.slices) {
       owned.push_back(std::make_shared<const draco::alloc::ResourceSlice>(sl));
     }
     // Likewise the decoded allocated claims (read inside the timed region, not copied).
     auto allocated_ptr =
-        std::make_shared<const std::vector<draco::alloc::ResourceClaim>>(s->allocated_claims);
+        std::make_shared<const std::vector<draco::alloc::ResourceClaim>>(sc.allocated_claims);
     std::vector<double> cold, warm;
     std::string outcome;
     int64_t steps = 0;
     double bytes_per_device = 0;
-    if (s->mode == "fillUp") {
+    if (sc.mode == "fillUp") {
       int runs = std::min(iters, 3);
       for (int k = 0; k < runs; ++k) {
         auto ptrs = owned;
         auto t0 = Clock::now();
-        auto a = Allocator::Create(cfg, s->classes, std::move(ptrs), s->taint_rules, allocated_ptr);
+        auto a = CreateAllocator(cfg, sc.classes, std::move(ptrs), sc.taint_rules, allocated_ptr);
         int allocated = 0;
         for (size_t i = 0; i < claims.size(); ++i) {
-          Outcome o = (*a)->AllocateOnAnyNode(s->nodes, {claims[i]}, i % s->nodes.size());
+          SearchOutcome o =
+              ComputeAllocateOnAnyNode(**a, sc.nodes, {claims[i]}, i % sc.nodes.size());
           if (o.kind == Outcome::Kind::kAllocated) {
-            (*a)->Commit(o.results[0]);
+            ComputeCommit(**a, o.results[0]);
             ++allocated;
           }
         }
@@ -99,7 +133,7 @@ int main(int argc, char** argv) {
         bytes_per_device = (*a)->IndexBytesPerDevice();
       }
       double ns = Median(cold);
-      std::cout << "{\"id\":\"" << s->id << "\",\"iters\":" << runs << ",\"ns\":" << int64_t(ns)
+      std::cout << "{\"id\":\"" << sc.id << "\",\"iters\":" << runs << ",\"ns\":" << int64_t(ns)
                 << ",\"perClaimNs\":" << int64_t(ns / double(claims.size())) << ",\"outcome\":\""
                 << outcome << "\",\"bytesPerDevice\":" << int64_t(bytes_per_device) << "}"
                 << std::endl;
@@ -108,8 +142,8 @@ int main(int argc, char** argv) {
     for (int k = 0; k < iters; ++k) {
       auto ptrs = owned;
       auto t0 = Clock::now();
-      auto a = Allocator::Create(cfg, s->classes, std::move(ptrs), s->taint_rules, allocated_ptr);
-      Outcome o = (*a)->Allocate(node, claims);
+      auto a = CreateAllocator(cfg, sc.classes, std::move(ptrs), sc.taint_rules, allocated_ptr);
+      SearchOutcome o = ComputeAllocate(**a, node, claims);
       cold.push_back(std::chrono::duration<double, std::nano>(Clock::now() - t0).count());
       outcome = std::string(draco::alloc::OutcomeKindName(o.kind));
       steps = o.search_steps;
@@ -120,11 +154,11 @@ int main(int argc, char** argv) {
         auto ptrs = owned;
         auto t0 = Clock::now();
         auto sn =
-            draco::alloc::Snapshot::Build(s->features, s->classes, std::move(ptrs), s->taint_rules);
+            draco::alloc::BuildSnapshot(sc.features, sc.classes, std::move(ptrs), sc.taint_rules);
         auto t1 = Clock::now();
-        auto a = Allocator::Create(cfg, sn, allocated_ptr);
+        auto a = CreateAllocator(cfg, sn, allocated_ptr);
         auto t2 = Clock::now();
-        (*a)->Allocate(node, claims);
+        ComputeAllocate(**a, node, claims);
         auto t3 = Clock::now();
         build.push_back(std::chrono::duration<double, std::nano>(t1 - t0).count());
         create.push_back(std::chrono::duration<double, std::nano>(t2 - t1).count());
@@ -134,48 +168,48 @@ int main(int argc, char** argv) {
       size_t sink = 0;
       for (int k = 0; k < iters; ++k) {
         auto t0 = Clock::now();
-        for (const auto& c : s->allocated_claims) {
+        for (const auto& c : sc.allocated_claims) {
           if (!c.allocation) continue;
           for (const auto& r : c.allocation->results) sink += r.pool.size() + r.driver[0];
         }
         scan.push_back(std::chrono::duration<double, std::nano>(Clock::now() - t0).count());
       }
-      std::cerr << s->id << ": reading the allocated claims once " << int64_t(Median(scan))
+      std::cerr << sc.id << ": reading the allocated claims once " << int64_t(Median(scan))
                 << (sink == 1 ? " " : "") << "; build " << int64_t(Median(build)) << " create "
                 << int64_t(Median(create)) << " first allocate " << int64_t(Median(first))
                 << " (ns medians)\n";
     }
-    auto snap = draco::alloc::Snapshot::Build(s->features, s->classes, owned, s->taint_rules);
-    auto state = (*Allocator::Create(cfg, snap, s->allocated_claims))->State();
+    auto snap = draco::alloc::BuildSnapshot(sc.features, sc.classes, owned, sc.taint_rules);
+    auto state = (*CreateAllocator(cfg, snap, sc.allocated_claims))->State();
     std::vector<double> shared, update;
     for (int k = 0; k < iters; ++k) {
       auto t0 = Clock::now();
-      auto a = Allocator::CreateFromState(cfg, snap, state);
-      (*a)->Allocate(node, claims);
+      auto a = CreateAllocatorFromState(cfg, snap, state);
+      ComputeAllocate(**a, node, claims);
       shared.push_back(std::chrono::duration<double, std::nano>(Clock::now() - t0).count());
     }
-    if (!s->slices.empty()) {
+    if (!sc.slices.empty()) {
       // A new object with the content of the middle slice (an update event's decoded slice).
       auto changed =
-          std::make_shared<const draco::alloc::ResourceSlice>(s->slices[s->slices.size() / 2]);
+          std::make_shared<const draco::alloc::ResourceSlice>(sc.slices[sc.slices.size() / 2]);
       for (int k = 0; k < iters; ++k) {
         auto t0 = Clock::now();
-        auto next = snap->WithSlice(changed);
-        auto a = Allocator::CreateFromState(cfg, next, state);
-        (*a)->Allocate(node, claims);
+        auto next = SnapshotWithSlice(*snap, changed);
+        auto a = CreateAllocatorFromState(cfg, next, state);
+        ComputeAllocate(**a, node, claims);
         update.push_back(std::chrono::duration<double, std::nano>(Clock::now() - t0).count());
       }
     }
-    auto a = Allocator::Create(cfg, s->classes, owned, s->taint_rules, allocated_ptr);
-    (*a)->Allocate(node, claims);  // warm the per-node caches
+    auto a = CreateAllocator(cfg, sc.classes, owned, sc.taint_rules, allocated_ptr);
+    ComputeAllocate(**a, node, claims);  // warm the per-node caches
     int warm_iters = std::max(iters, 50);
     for (int k = 0; k < warm_iters; ++k) {
       auto t0 = Clock::now();
-      Outcome o = (*a)->Allocate(node, claims);
+      SearchOutcome o = ComputeAllocate(**a, node, claims);
       warm.push_back(std::chrono::duration<double, std::nano>(Clock::now() - t0).count());
     }
     bytes_per_device = (*a)->IndexBytesPerDevice();
-    std::cout << "{\"id\":\"" << s->id << "\",\"iters\":" << iters
+    std::cout << "{\"id\":\"" << sc.id << "\",\"iters\":" << iters
               << ",\"ns\":" << int64_t(Median(cold)) << ",\"sharedNs\":" << int64_t(Median(shared))
               << ",\"updateNs\":" << int64_t(Median(update))
               << ",\"allocateNs\":" << int64_t(Median(warm)) << ",\"outcome\":\"" << outcome

@@ -9,6 +9,7 @@
 
 #include "controller/allocator/allocator_impl.h"
 #include "controller/allocator/explain.h"
+#include "controller/allocator/from_api.h"
 #include "controller/allocator/node_selector.h"
 #include "controller/allocator/search.h"
 
@@ -215,46 +216,68 @@ Status Allocator::Impl::PreFilter(const std::vector<const ResourceClaim*>& claim
   return OkStatus();
 }
 
-Outcome Allocator::Impl::Run(const Node& node, const std::vector<const ResourceClaim*>& claims,
-                             Explanation* explain) {
+SearchOutcome Allocator::Impl::Run(const Node& node,
+                                   const std::vector<const ResourceClaim*>& claims,
+                                   Explanation* explain) {
   if (config_.scheduler_prefilter) {
     std::string reason;
     Status s = PreFilter(claims, &reason);
-    if (!s.ok()) return Outcome{Outcome::Kind::kError, {}, s.message(), "", 0};
-    if (!reason.empty()) return Outcome{Outcome::Kind::kUnsatisfiable, {}, reason, "", 0};
+    if (!s.ok()) return SearchOutcome{Outcome::Kind::kError, {}, s.message(), "", 0};
+    if (!reason.empty()) return SearchOutcome{Outcome::Kind::kUnsatisfiable, {}, reason, "", 0};
   }
   Search search(*this, node, claims, explain);
   return search.Run();
 }
 
-Outcome Allocator::Allocate(const Node& node, const std::vector<const ResourceClaim*>& claims) {
-  return impl_->Run(node, claims, nullptr);
+Outcome ToOutcome(SearchOutcome o) {
+  Outcome out;
+  out.kind = o.kind;
+  out.results.reserve(o.results.size());
+  for (const auto& r : o.results) out.results.push_back(ToApiAllocationResult(r));
+  out.message = std::move(o.message);
+  out.node = std::move(o.node);
+  out.search_steps = o.search_steps;
+  return out;
 }
 
-Outcome Allocator::AllocateOnAnyNode(std::span<const Node> candidates,
-                                     const std::vector<const ResourceClaim*>& claims,
-                                     size_t start) {
-  Outcome last;
+SearchOutcome ComputeAllocate(Allocator& a, const Node& node,
+                              const std::vector<const ResourceClaim*>& claims) {
+  return a.impl().Run(node, claims, nullptr);
+}
+
+SearchOutcome ComputeAllocateOnAnyNode(Allocator& a, std::span<const Node> candidates,
+                                       const std::vector<const ResourceClaim*>& claims,
+                                       size_t start) {
+  std::vector<const Node*> nodes;
+  nodes.reserve(candidates.size());
+  for (const Node& n : candidates) nodes.push_back(&n);
+  return a.impl().RunOnAnyNode(
+      candidates.size(), [&](size_t k) -> const Node& { return *nodes[k]; }, claims, start);
+}
+
+SearchOutcome Allocator::Impl::RunOnAnyNode(size_t n,
+                                            const std::function<const Node&(size_t)>& node_at,
+                                            const std::vector<const ResourceClaim*>& claims,
+                                            size_t start) {
+  SearchOutcome last;
   last.message = "no candidate node";
-  std::vector<size_t> order(candidates.size());
-  for (size_t k = 0; k < candidates.size(); ++k) order[k] = (start + k) % candidates.size();
+  std::vector<size_t> order(n);
+  for (size_t k = 0; k < n; ++k) order[k] = (start + k) % n;
   // AllocationPolicy strategies reorder nodes by allocated devices (stable: ties keep the
   // rotation order). FirstFit keeps upstream's order.
-  Strategy strategy = impl_->ClaimsStrategy(claims);
+  Strategy strategy = ClaimsStrategy(claims);
   if (strategy != Strategy::kFirstFit) {
-    std::vector<int64_t> used(candidates.size());
-    for (size_t k = 0; k < candidates.size(); ++k) {
-      used[k] = impl_->NodeAllocatedCount(candidates[k].name);
-    }
+    std::vector<int64_t> used(n);
+    for (size_t k = 0; k < n; ++k) used[k] = NodeAllocatedCount(node_at(k).name);
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
       return strategy == Strategy::kBinPack ? used[a] > used[b] : used[a] < used[b];
     });
   }
-  for (size_t k = 0; k < candidates.size(); ++k) {
-    const Node& n = candidates[order[k]];
-    Outcome o = impl_->Run(n, claims, nullptr);
+  for (size_t k = 0; k < n; ++k) {
+    const Node& node = node_at(order[k]);
+    SearchOutcome o = Run(node, claims, nullptr);
     if (o.kind == Outcome::Kind::kAllocated) {
-      o.node = n.name;
+      o.node = node.name;
       return o;
     }
     if (o.kind == Outcome::Kind::kError || o.kind == Outcome::Kind::kTimeout) return o;
@@ -264,11 +287,72 @@ Outcome Allocator::AllocateOnAnyNode(std::span<const Node> candidates,
   return last;
 }
 
-Explanation Allocator::Explain(const Node& node, const std::vector<const ResourceClaim*>& claims) {
+Explanation ComputeExplain(Allocator& a, const Node& node,
+                           const std::vector<const ResourceClaim*>& claims) {
   Explanation e;
   e.node = node.name;
-  e.outcome = impl_->Run(node, claims, &e);
+  e.outcome = ToOutcome(a.impl().Run(node, claims, &e));
   return e;
+}
+
+// ---- api-typed entry points: convert, run, convert the results back ----
+
+namespace {
+
+struct Converted {
+  std::vector<ResourceClaim> claims;
+  std::vector<const ResourceClaim*> ptrs;
+};
+
+Converted Convert(const std::vector<const api::ResourceClaim*>& claims, bool defaulted) {
+  Converted c;
+  c.claims.reserve(claims.size());
+  for (const api::ResourceClaim* p : claims) {
+    c.claims.push_back(defaulted ? ToAllocClaim(*p) : ToAllocClaimAsGiven(*p));
+  }
+  for (const auto& k : c.claims) c.ptrs.push_back(&k);
+  return c;
+}
+
+}  // namespace
+
+// Keeps the compute claims and results of a successful call for Commit(claim, result).
+Outcome Allocator::Impl::Remember(const std::vector<const api::ResourceClaim*>& api_claims,
+                                  std::vector<ResourceClaim> claims, SearchOutcome o) {
+  last_ = LastCall{};
+  if (o.kind == Outcome::Kind::kAllocated && o.results.size() == claims.size()) {
+    for (size_t i = 0; i < claims.size(); ++i) claims[i].allocation = o.results[i];
+    last_.api_claims = api_claims;
+    last_.claims = std::move(claims);
+  }
+  return ToOutcome(std::move(o));
+}
+
+Outcome Allocator::Allocate(const api::Node& node,
+                            const std::vector<const api::ResourceClaim*>& claims) {
+  Converted c = Convert(claims, impl_->config_.default_claims);
+  SearchOutcome o = impl_->Run(ToAllocNode(node), c.ptrs, nullptr);
+  return impl_->Remember(claims, std::move(c.claims), std::move(o));
+}
+
+Outcome Allocator::AllocateOnAnyNode(const std::vector<const api::Node*>& candidates,
+                                     const std::vector<const api::ResourceClaim*>& claims,
+                                     size_t start) {
+  Converted c = Convert(claims, impl_->config_.default_claims);
+  // Nodes are converted when first looked at (most calls stop at the first few).
+  std::vector<std::optional<Node>> nodes(candidates.size());
+  auto node_at = [&](size_t k) -> const Node& {
+    if (!nodes[k]) nodes[k] = ToAllocNode(*candidates[k]);
+    return *nodes[k];
+  };
+  SearchOutcome o = impl_->RunOnAnyNode(candidates.size(), node_at, c.ptrs, start);
+  return impl_->Remember(claims, std::move(c.claims), std::move(o));
+}
+
+Explanation Allocator::Explain(const api::Node& node,
+                               const std::vector<const api::ResourceClaim*>& claims) {
+  Converted c = Convert(claims, impl_->config_.default_claims);
+  return ComputeExplain(*this, ToAllocNode(node), c.ptrs);
 }
 
 }  // namespace draco::alloc

@@ -42,6 +42,11 @@
 // unsatisfiable (no solution on this node; `message` set when invalid pools were seen), or a fatal
 // error (CEL error, >32 devices per claim, feature-disabled field, All with an incomplete pool...).
 //
+// Vocabulary: callers hand over and get back controller/api objects only (ResourceSlice,
+// DeviceClass, DeviceTaintRule, ResourceClaim, Node, AllocationPolicy in; api::AllocationResult
+// out). The allocator computes on its own private form (compute_model.h): a Snapshot converts each
+// slice once when it enters, Allocate/Explain/Commit convert the claims of each call.
+//
 // Thread-compatibility: an Allocator is thread-compatible. Allocate/Explain/Commit must not run
 // concurrently on one instance (the caches they fill are unsynchronized); distinct instances are
 // independent. The SelectorCompiler must be thread-safe only if shared between instances.
@@ -56,18 +61,24 @@
 #include <vector>
 
 #include "base/status.h"
-#include "controller/allocator/model.h"
-#include "controller/allocator/selector.h"
+#include "controller/allocator/features.h"
+#include "controller/api/policy_types.h"
+#include "controller/api/types.h"
 
 namespace draco::alloc {
+
+// CEL seam (selector.h); NewCelSelectorCompiler() gives draco's own CEL (null when draco_celenv
+// is not built).
+class SelectorCompiler;
+std::shared_ptr<SelectorCompiler> NewCelSelectorCompiler();
 
 struct Outcome {
   enum class Kind { kAllocated, kUnsatisfiable, kError, kTimeout };
   Kind kind = Kind::kUnsatisfiable;
-  std::vector<AllocationResult> results;  // kAllocated: one per claim
-  std::string message;                    // reason (kUnsatisfiable, may be empty) or error text
-  std::string node;                       // AllocateOnAnyNode: the chosen node
-  int64_t search_steps = 0;               // allocateOne invocations (upstream's Stats counter)
+  std::vector<api::AllocationResult> results;  // kAllocated: one per claim (status.allocation)
+  std::string message;       // reason (kUnsatisfiable, may be empty) or error text
+  std::string node;          // AllocateOnAnyNode: the chosen node
+  int64_t search_steps = 0;  // allocateOne invocations (upstream's Stats counter)
 };
 
 // Funnel of one request (or subrequest) on one node: how many candidate devices survive each
@@ -174,19 +185,19 @@ struct Explanation {
 // over one snapshot may trigger them at the same time.
 class Snapshot {
  public:
-  // `slices` are shared, never copied (except where a taint rule applies); null entries ignored.
+  // Converts every slice to the allocator's compute form once, here; the snapshot computes on
+  // that form only. Null entries are ignored. Taint rules are merged into device
+  // taints when features.device_taint_rules is on.
+  // With `previous` (a snapshot this function built), slices that are the very same API objects
+  // (same pointer) as there are not converted again: only new and changed slices cost a
+  // conversion. The snapshot keeps a reference to each API slice for that purpose.
   static std::shared_ptr<const Snapshot> Build(
-      const Features& features, std::vector<DeviceClass> classes,
-      std::vector<std::shared_ptr<const ResourceSlice>> slices,
-      std::vector<DeviceTaintRule> taint_rules);
-  static std::shared_ptr<const Snapshot> Build(const Features& features,
-                                               std::vector<DeviceClass> classes,
-                                               std::vector<ResourceSlice> slices,
-                                               std::vector<DeviceTaintRule> taint_rules);
-  // A new snapshot where the slice named `slice.name` is replaced (or appended when absent).
-  std::shared_ptr<const Snapshot> WithSlice(ResourceSlice slice) const;
-  // Same with a shared slice object (not copied unless a taint rule applies; null = no change).
-  std::shared_ptr<const Snapshot> WithSlice(std::shared_ptr<const ResourceSlice> slice) const;
+      const Features& features, const std::vector<api::DeviceClass>& classes,
+      const std::vector<std::shared_ptr<const api::ResourceSlice>>& slices,
+      const std::vector<api::DeviceTaintRule>& taint_rules, const Snapshot* previous = nullptr);
+  // A new snapshot where the slice named like `slice` is replaced (or appended when absent);
+  // only `slice` is converted.
+  std::shared_ptr<const Snapshot> WithSlice(const api::ResourceSlice& slice) const;
   // A new snapshot without the slice named `name` (same content when absent).
   std::shared_ptr<const Snapshot> WithoutSlice(std::string_view name) const;
   int64_t num_devices() const;
@@ -239,40 +250,32 @@ class Allocator {
     std::chrono::milliseconds timeout{0};
     // Deterministic share IDs ("00000000-0000-4000-8000-<n>") instead of random UUIDs.
     bool deterministic_share_ids = false;
+    // API-server defaulting of every claim handed over (allocationMode "" -> ExactCount, count 0
+    // with ExactCount -> 1, toleration operator "" -> Equal). Off: claims as written (upstream's
+    // allocator unit tests hand over undefaulted claims).
+    bool default_claims = true;
     // AllocationPolicies (strategy and namespace limits per governed DeviceClass). Empty =
-    // upstream behaviour.
-    std::vector<AllocationPolicy> policies;
+    // upstream behaviour. Create rejects a policy that breaks the CRD's structural rules
+    // (ValidatePolicy).
+    std::vector<api::AllocationPolicy> policies;
   };
 
-  // Builds the snapshot. `allocated` are claims with status.allocation (committed or in flight);
-  // taint rules are merged into device taints when the feature is on. Takes ownership.
-  // Without AllocationPolicy namespace limits, `allocated` is read once into a compact list (no
-  // device lookups); each pool's devices are resolved the first time the pool is used. With
-  // namespace limits, every result is resolved immediately (usage needs class and device).
-  static StatusOr<std::unique_ptr<Allocator>> Create(Config config,
-                                                     std::vector<DeviceClass> classes,
-                                                     std::vector<ResourceSlice> slices,
-                                                     std::vector<DeviceTaintRule> taint_rules,
-                                                     const std::vector<ResourceClaim>& allocated);
-  // Same over slices and allocated claims the caller already owns (shared, never copied; see the
-  // shared-claims Create below).
+  // Builds the snapshot (Snapshot::Build) and an allocator over it. `allocated` are claims with
+  // status.allocation (committed or in flight); they are read once, in Create.
   static StatusOr<std::unique_ptr<Allocator>> Create(
-      Config config, std::vector<DeviceClass> classes,
-      std::vector<std::shared_ptr<const ResourceSlice>> slices,
-      std::vector<DeviceTaintRule> taint_rules,
-      std::shared_ptr<const std::vector<ResourceClaim>> allocated);
+      Config config, const std::vector<api::DeviceClass>& classes,
+      const std::vector<std::shared_ptr<const api::ResourceSlice>>& slices,
+      const std::vector<api::DeviceTaintRule>& taint_rules,
+      const std::vector<const api::ResourceClaim*>& allocated);
   // Cheap: creates an allocator over a shared snapshot; only the allocated state is built
   // (O(allocated results) plus one 4-byte word per device). `config.features` must equal the
-  // features the snapshot was built with (taint-rule merging depends on them).
-  static StatusOr<std::unique_ptr<Allocator>> Create(Config config,
-                                                     std::shared_ptr<const Snapshot> snapshot,
-                                                     const std::vector<ResourceClaim>& allocated);
-  // Same, keeping `allocated` (shared, must not be mutated afterwards) instead of reading it now:
-  // without namespace limits nothing is read in Create; the first two pools an Allocate uses
-  // are resolved by scanning the claims for that pool, later pools after one grouping pass.
+  // features the snapshot was built with (taint-rule merging depends on them). Without
+  // AllocationPolicy namespace limits, `allocated` is read into a compact list (no device
+  // lookups; each pool's devices are resolved the first time the pool is used); with namespace
+  // limits, every result is resolved immediately (usage needs class and device).
   static StatusOr<std::unique_ptr<Allocator>> Create(
       Config config, std::shared_ptr<const Snapshot> snapshot,
-      std::shared_ptr<const std::vector<ResourceClaim>> allocated);
+      const std::vector<const api::ResourceClaim*>& allocated);
   // Cheapest: an allocator over `snapshot` starting from `state` (taken with State() from an
   // allocator with the same config.policies, else INVALID_ARGUMENT). When `state` was taken over
   // a different snapshot (e.g. the one WithSlice derived from), in-use devices are carried over
@@ -289,24 +292,26 @@ class Allocator {
   // pending allocated claims of every pool into the copy (O(allocated results)).
   std::shared_ptr<const AllocatedState> State() const;
 
-  // Compatible mode: allocates all `claims` (unallocated, pod order, already defaulted) for
-  // `node`, exactly like upstream's Allocate for that node.
-  Outcome Allocate(const Node& node, const std::vector<const ResourceClaim*>& claims);
+  // Compatible mode: allocates all `claims` (unallocated, pod order) for `node`, exactly like
+  // upstream's Allocate for that node. Each claim is converted to the compute form per call.
+  Outcome Allocate(const api::Node& node, const std::vector<const api::ResourceClaim*>& claims);
 
   // Tries candidate nodes in order, starting at `start` and wrapping around, and returns the first
   // node with an allocation (Outcome::node set). Fatal errors stop the scan. Does not commit.
-  Outcome AllocateOnAnyNode(std::span<const Node> candidates,
-                            const std::vector<const ResourceClaim*>& claims, size_t start = 0);
+  Outcome AllocateOnAnyNode(const std::vector<const api::Node*>& candidates,
+                            const std::vector<const api::ResourceClaim*>& claims, size_t start = 0);
 
-  // Records an allocation as in use (in flight or committed): its devices are never handed out
-  // again by this Allocator. Admin-access results are ignored, as upstream does.
-  void Commit(const AllocationResult& result);
-  // Same, and also counts the allocation against `claim`'s namespace limits (AllocationPolicy);
-  // `claim` supplies the namespace and the requests' device classes.
-  void Commit(const ResourceClaim& claim, const AllocationResult& result);
+  // Records `claim`'s status.allocation as in use (in flight or committed): its devices are
+  // never handed out again by this Allocator, and the allocation counts against `claim`'s
+  // namespace limits (AllocationPolicy). Admin-access results are ignored, as upstream does.
+  // Nothing happens for a claim without status.allocation.
+  void Commit(const api::ResourceClaim& claim);
+  // Same for `result` of the last successful Allocate/AllocateOnAnyNode of `claim` (the
+  // allocator keeps that call's compute form, so nothing is converted back).
+  void Commit(const api::ResourceClaim& claim, const api::AllocationResult& result);
 
   // Allocates and, on failure, explains every request: a funnel per node.
-  Explanation Explain(const Node& node, const std::vector<const ResourceClaim*>& claims);
+  Explanation Explain(const api::Node& node, const std::vector<const api::ResourceClaim*>& claims);
 
   // Bytes of the allocator's own per-device index and state plus the snapshot's indexes built so
   // far (excluding the input objects), divided by the number of devices in the snapshot.
@@ -314,15 +319,18 @@ class Allocator {
   int64_t num_devices() const;
 
   class Impl;
+  // Allocator-internal (allocator_impl.h).
+  Impl& impl() { return *impl_; }
+  explicit Allocator(std::unique_ptr<Impl> impl);
 
  private:
-  explicit Allocator(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
 
-// API-server defaulting of a claim (and of allocation-result tolerations): allocationMode ""
-// -> ExactCount, count 0 with ExactCount -> 1, toleration operator "" -> Equal.
-void DefaultClaim(ResourceClaim& claim);
+// INVALID_ARGUMENT naming the policy when `policy` breaks the AllocationPolicy CRD's structural
+// rules (name, spec and deviceClassSelector required, exactly one of names and labelSelector,
+// known operators and strategy, namespace set in every namespaceLimits entry).
+Status ValidatePolicy(const api::AllocationPolicy& policy);
 
 std::string_view OutcomeKindName(Outcome::Kind kind);
 

@@ -19,6 +19,8 @@
 #include <vector>
 
 #include "controller/allocator/allocator.h"
+#include "controller/allocator/compute_api.h"
+#include "controller/allocator/selector.h"
 
 namespace draco::alloc {
 
@@ -241,6 +243,12 @@ struct Snapshot::Data {
   std::vector<int> ordered_gid_base;   // slice_gid_base of pool_slice_list[k]
   std::vector<int> shared_slices;      // slices without a node name
   int64_t num_devices = 0;
+  // Snapshot::Build from API objects: each API slice and its conversion (before taint-rule
+  // merging), by API object, for a later Build with this snapshot as `previous`.
+  using Converted = std::unordered_map<
+      const api::ResourceSlice*,
+      std::pair<std::shared_ptr<const api::ResourceSlice>, std::shared_ptr<const ResourceSlice>>>;
+  std::shared_ptr<const Converted> converted;
 
   // Node name -> node-local slices, built on demand (after a few linear scans) under node_once.
   mutable std::once_flag node_once;
@@ -274,7 +282,7 @@ struct AllocatedState::Data {
 
 class Allocator::Impl {
  public:
-  Impl(Config config, std::shared_ptr<const Snapshot> snap)
+  Impl(ComputeConfig config, std::shared_ptr<const Snapshot> snap)
       : config_(std::move(config)),
         snap_(std::move(snap)),
         d_(snap_->data()),
@@ -287,7 +295,7 @@ class Allocator::Impl {
         pool_keys_(d_.pool_table->keys),
         num_devices_(d_.num_devices) {}
 
-  Config config_;
+  ComputeConfig config_;
   std::shared_ptr<const Snapshot> snap_;
   const Snapshot::Data& d_;
   // Immutable parts (views into the shared snapshot).
@@ -442,8 +450,21 @@ class Allocator::Impl {
   // Allocated devices on node-local slices of `node`.
   int64_t NodeAllocatedCount(const std::string& node);
   Status PreFilter(const std::vector<const ResourceClaim*>& claims, std::string* reason) const;
-  Outcome Run(const Node& node, const std::vector<const ResourceClaim*>& claims,
-              Explanation* explain);
+  SearchOutcome Run(const Node& node, const std::vector<const ResourceClaim*>& claims,
+                    Explanation* explain);
+
+  // The last successful api-typed Allocate/AllocateOnAnyNode: the callers' claim objects and
+  // their compute form with the results, so that Commit(claim, result) converts nothing back.
+  struct LastCall {
+    std::vector<const api::ResourceClaim*> api_claims;
+    std::vector<ResourceClaim> claims;  // with `allocation` set
+  };
+  LastCall last_;
+  Outcome Remember(const std::vector<const api::ResourceClaim*>& api_claims,
+                   std::vector<ResourceClaim> claims, SearchOutcome o);
+  // AllocateOnAnyNode over `n` candidates (node_at(k) gives candidate k).
+  SearchOutcome RunOnAnyNode(size_t n, const std::function<const Node&(size_t)>& node_at,
+                             const std::vector<const ResourceClaim*>& claims, size_t start);
 };
 
 }  // namespace draco::alloc

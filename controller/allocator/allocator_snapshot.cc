@@ -4,6 +4,7 @@
 
 #include "controller/allocator/allocator.h"
 #include "controller/allocator/allocator_impl.h"
+#include "controller/allocator/from_api.h"
 
 namespace draco::alloc {
 
@@ -225,10 +226,12 @@ std::vector<int> Snapshot::Data::NodeSlices(const std::string& node) const {
 Snapshot::Snapshot(std::unique_ptr<Data> data) : data_(std::move(data)) {}
 Snapshot::~Snapshot() = default;
 
-std::shared_ptr<const Snapshot> Snapshot::Build(
-    const Features& features, std::vector<DeviceClass> classes,
-    std::vector<std::shared_ptr<const ResourceSlice>> slices,
-    std::vector<DeviceTaintRule> taint_rules) {
+namespace {
+std::unique_ptr<Snapshot::Data> BuildData(const Features& features,
+                                          std::vector<DeviceClass> classes,
+                                          std::vector<std::shared_ptr<const ResourceSlice>> slices,
+                                          std::vector<DeviceTaintRule> taint_rules) {
+  using Data = Snapshot::Data;
   auto d = std::make_unique<Data>();
   d->features = features;
   d->taint_rules = std::make_shared<const std::vector<DeviceTaintRule>>(std::move(taint_rules));
@@ -270,17 +273,57 @@ std::shared_ptr<const Snapshot> Snapshot::Build(
   }
   d->pool_table = std::move(table);
   d->Layout(nullptr, {});
-  return std::make_shared<const Snapshot>(std::move(d));
+  return d;
+}
+}  // namespace
+
+std::shared_ptr<const Snapshot> BuildSnapshot(
+    const Features& features, std::vector<DeviceClass> classes,
+    std::vector<std::shared_ptr<const ResourceSlice>> slices,
+    std::vector<DeviceTaintRule> taint_rules) {
+  return std::make_shared<const Snapshot>(
+      BuildData(features, std::move(classes), std::move(slices), std::move(taint_rules)));
 }
 
-std::shared_ptr<const Snapshot> Snapshot::Build(const Features& features,
-                                                std::vector<DeviceClass> classes,
-                                                std::vector<ResourceSlice> slices,
-                                                std::vector<DeviceTaintRule> taint_rules) {
+std::shared_ptr<const Snapshot> BuildSnapshot(const Features& features,
+                                              std::vector<DeviceClass> classes,
+                                              std::vector<ResourceSlice> slices,
+                                              std::vector<DeviceTaintRule> taint_rules) {
   std::vector<std::shared_ptr<const ResourceSlice>> ptrs;
   ptrs.reserve(slices.size());
   for (auto& s : slices) ptrs.push_back(std::make_shared<const ResourceSlice>(std::move(s)));
-  return Build(features, std::move(classes), std::move(ptrs), std::move(taint_rules));
+  return BuildSnapshot(features, std::move(classes), std::move(ptrs), std::move(taint_rules));
+}
+
+std::shared_ptr<const Snapshot> Snapshot::Build(
+    const Features& features, const std::vector<api::DeviceClass>& classes,
+    const std::vector<std::shared_ptr<const api::ResourceSlice>>& slices,
+    const std::vector<api::DeviceTaintRule>& taint_rules, const Snapshot* previous) {
+  std::vector<DeviceClass> cls;
+  cls.reserve(classes.size());
+  for (const auto& c : classes) cls.push_back(ToAllocClass(c));
+  const Data::Converted* before = previous ? previous->data().converted.get() : nullptr;
+  auto converted = std::make_shared<Data::Converted>();
+  converted->reserve(slices.size());
+  std::vector<std::shared_ptr<const ResourceSlice>> ptrs;
+  ptrs.reserve(slices.size());
+  for (const auto& s : slices) {
+    if (!s) continue;
+    std::shared_ptr<const ResourceSlice> c;
+    if (before) {
+      auto it = before->find(s.get());
+      if (it != before->end()) c = it->second.second;
+    }
+    if (!c) c = std::make_shared<const ResourceSlice>(ToAllocSlice(*s));
+    converted->emplace(s.get(), std::make_pair(s, c));
+    ptrs.push_back(std::move(c));
+  }
+  std::vector<DeviceTaintRule> rules;
+  rules.reserve(taint_rules.size());
+  for (const auto& r : taint_rules) rules.push_back(ToAllocTaintRule(r));
+  auto d = BuildData(features, std::move(cls), std::move(ptrs), std::move(rules));
+  d->converted = std::move(converted);
+  return std::make_shared<const Snapshot>(std::move(d));
 }
 
 namespace {
@@ -299,15 +342,20 @@ std::unique_ptr<Snapshot::Data> Derive(const Snapshot::Data& p) {
 }
 }  // namespace
 
-std::shared_ptr<const Snapshot> Snapshot::WithSlice(ResourceSlice slice) const {
-  return WithSlice(std::make_shared<const ResourceSlice>(std::move(slice)));
+std::shared_ptr<const Snapshot> Snapshot::WithSlice(const api::ResourceSlice& slice) const {
+  return SnapshotWithSlice(*this, std::make_shared<const ResourceSlice>(ToAllocSlice(slice)));
 }
 
-std::shared_ptr<const Snapshot> Snapshot::WithSlice(
-    std::shared_ptr<const ResourceSlice> slice) const {
-  auto d = Derive(*data_);
+std::shared_ptr<const Snapshot> SnapshotWithSlice(const Snapshot& snapshot, ResourceSlice slice) {
+  return SnapshotWithSlice(snapshot, std::make_shared<const ResourceSlice>(std::move(slice)));
+}
+
+std::shared_ptr<const Snapshot> SnapshotWithSlice(const Snapshot& snapshot,
+                                                  std::shared_ptr<const ResourceSlice> slice) {
+  const Snapshot::Data* parent = &snapshot.data();
+  auto d = Derive(*parent);
   if (!slice) {
-    d->Layout(data_.get(), {});
+    d->Layout(parent, {});
     return std::make_shared<const Snapshot>(std::move(d));
   }
   if (d->features.device_taint_rules && !d->taint_rules->empty()) {
@@ -334,7 +382,7 @@ std::shared_ptr<const Snapshot> Snapshot::WithSlice(
     d->slice_node_hash.push_back(NodeHash(slice->node_name));
     d->slices.ptrs_.push_back(std::move(slice));
   }
-  d->Layout(data_.get(), changed);
+  d->Layout(parent, changed);
   return std::make_shared<const Snapshot>(std::move(d));
 }
 
@@ -372,33 +420,57 @@ bool Snapshot::IsPoolIndexed(std::string_view driver, std::string_view pool) con
   return data_->pools[size_t(a)].index->touched.load(std::memory_order_acquire);
 }
 
-StatusOr<std::unique_ptr<Allocator>> Allocator::Create(
-    Config config, std::vector<DeviceClass> classes, std::vector<ResourceSlice> slices,
-    std::vector<DeviceTaintRule> taint_rules, const std::vector<ResourceClaim>& allocated) {
-  auto snap = Snapshot::Build(config.features, std::move(classes), std::move(slices),
-                              std::move(taint_rules));
-  return Create(std::move(config), std::move(snap), allocated);
+StatusOr<ComputeConfig> ToComputeConfig(const Allocator::Config& config) {
+  ComputeConfig c;
+  c.features = config.features;
+  c.selectors = config.selectors;
+  c.prune = config.prune;
+  c.scheduler_prefilter = config.scheduler_prefilter;
+  c.timeout = config.timeout;
+  c.deterministic_share_ids = config.deterministic_share_ids;
+  c.default_claims = config.default_claims;
+  c.policies.reserve(config.policies.size());
+  for (const auto& p : config.policies) {
+    auto cp = ToAllocPolicy(p);
+    if (!cp.ok()) return cp.status();
+    c.policies.push_back(std::move(*cp));
+  }
+  return c;
 }
 
-StatusOr<std::unique_ptr<Allocator>> Allocator::Create(
-    Config config, std::vector<DeviceClass> classes,
+Status ValidatePolicy(const api::AllocationPolicy& policy) {
+  return ToAllocPolicy(policy).status();
+}
+
+StatusOr<std::unique_ptr<Allocator>> CreateAllocator(ComputeConfig config,
+                                                     std::vector<DeviceClass> classes,
+                                                     std::vector<ResourceSlice> slices,
+                                                     std::vector<DeviceTaintRule> taint_rules,
+                                                     const std::vector<ResourceClaim>& allocated) {
+  auto snap =
+      BuildSnapshot(config.features, std::move(classes), std::move(slices), std::move(taint_rules));
+  return CreateAllocator(std::move(config), std::move(snap), allocated);
+}
+
+StatusOr<std::unique_ptr<Allocator>> CreateAllocator(
+    ComputeConfig config, std::vector<DeviceClass> classes,
     std::vector<std::shared_ptr<const ResourceSlice>> slices,
     std::vector<DeviceTaintRule> taint_rules,
     std::shared_ptr<const std::vector<ResourceClaim>> allocated) {
-  auto snap = Snapshot::Build(config.features, std::move(classes), std::move(slices),
-                              std::move(taint_rules));
-  return Create(std::move(config), std::move(snap), std::move(allocated));
+  auto snap =
+      BuildSnapshot(config.features, std::move(classes), std::move(slices), std::move(taint_rules));
+  return CreateAllocator(std::move(config), std::move(snap), std::move(allocated));
 }
 
-StatusOr<std::unique_ptr<Allocator>> Allocator::Create(
-    Config config, std::shared_ptr<const Snapshot> snapshot,
-    const std::vector<ResourceClaim>& allocated) {
+StatusOr<std::unique_ptr<Allocator>> CreateAllocator(ComputeConfig config,
+                                                     std::shared_ptr<const Snapshot> snapshot,
+                                                     const std::vector<ResourceClaim>& allocated) {
   if (!snapshot) return InvalidArgumentError("no snapshot");
   if (snapshot->data().features.device_taint_rules != config.features.device_taint_rules) {
     return InvalidArgumentError("snapshot built with a different DeviceTaintRules feature gate");
   }
-  auto impl = std::make_unique<Impl>(std::move(config), std::move(snapshot));
-  Impl& m = *impl;
+  auto impl = std::make_unique<Allocator::Impl>(std::move(config), std::move(snapshot));
+  Allocator::Impl& m = *impl;
   m.ident_.assign(size_t(m.num_devices_), 0);
   m.pool_epoch_.assign(m.d_.pools.size(), 0);
   m.pool_ready_.assign(m.d_.pools.size(), 0);
@@ -413,19 +485,50 @@ StatusOr<std::unique_ptr<Allocator>> Allocator::Create(
   } else {
     m.RecordPending(allocated, /*skip_ready=*/false);
   }
-  return std::unique_ptr<Allocator>(new Allocator(std::move(impl)));
+  return std::make_unique<Allocator>(std::move(impl));
+}
+
+StatusOr<std::unique_ptr<Allocator>> CreateAllocator(
+    ComputeConfig config, std::shared_ptr<const Snapshot> snapshot,
+    std::shared_ptr<const std::vector<ResourceClaim>> allocated) {
+  static const std::vector<ResourceClaim> kNone;
+  bool limits = HasNamespaceLimits(config.policies);
+  auto a = CreateAllocator(std::move(config), std::move(snapshot),
+                           limits && allocated ? *allocated : kNone);
+  if (!a.ok() || limits || !allocated || allocated->empty()) return a;
+  (*a)->impl().holder_src_ = allocated;  // explanations name the claims holding counters
+  (*a)->impl().claims_src_ = std::move(allocated);
+  return a;
+}
+
+namespace {
+std::vector<ResourceClaim> ToAllocClaims(const std::vector<const api::ResourceClaim*>& claims,
+                                         bool defaulted) {
+  std::vector<ResourceClaim> out;
+  out.reserve(claims.size());
+  for (const api::ResourceClaim* c : claims) {
+    if (c) out.push_back(defaulted ? ToAllocClaim(*c) : ToAllocClaimAsGiven(*c));
+  }
+  return out;
+}
+}  // namespace
+
+StatusOr<std::unique_ptr<Allocator>> Allocator::Create(
+    Config config, const std::vector<api::DeviceClass>& classes,
+    const std::vector<std::shared_ptr<const api::ResourceSlice>>& slices,
+    const std::vector<api::DeviceTaintRule>& taint_rules,
+    const std::vector<const api::ResourceClaim*>& allocated) {
+  auto snap = Snapshot::Build(config.features, classes, slices, taint_rules);
+  return Create(std::move(config), std::move(snap), allocated);
 }
 
 StatusOr<std::unique_ptr<Allocator>> Allocator::Create(
     Config config, std::shared_ptr<const Snapshot> snapshot,
-    std::shared_ptr<const std::vector<ResourceClaim>> allocated) {
-  static const std::vector<ResourceClaim> kNone;
-  bool limits = HasNamespaceLimits(config.policies);
-  auto a = Create(std::move(config), std::move(snapshot), limits && allocated ? *allocated : kNone);
-  if (!a.ok() || limits || !allocated || allocated->empty()) return a;
-  (*a)->impl_->holder_src_ = allocated;  // explanations name the claims holding counters
-  (*a)->impl_->claims_src_ = std::move(allocated);
-  return a;
+    const std::vector<const api::ResourceClaim*>& allocated) {
+  auto c = ToComputeConfig(config);
+  if (!c.ok()) return c.status();
+  const bool defaulted = c->default_claims;
+  return CreateAllocator(std::move(*c), std::move(snapshot), ToAllocClaims(allocated, defaulted));
 }
 
 }  // namespace draco::alloc

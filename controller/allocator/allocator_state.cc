@@ -3,6 +3,7 @@
 
 #include "controller/allocator/allocator.h"
 #include "controller/allocator/allocator_impl.h"
+#include "controller/allocator/from_api.h"
 
 namespace draco::alloc {
 
@@ -203,13 +204,22 @@ std::shared_ptr<const AllocatedState> Allocator::State() const {
 StatusOr<std::unique_ptr<Allocator>> Allocator::CreateFromState(
     Config config, std::shared_ptr<const Snapshot> snapshot,
     std::shared_ptr<const AllocatedState> state) {
+  auto c = ToComputeConfig(config);
+  if (!c.ok()) return c.status();
+  return CreateAllocatorFromState(std::move(*c), std::move(snapshot), std::move(state));
+}
+
+StatusOr<std::unique_ptr<Allocator>> CreateAllocatorFromState(
+    ComputeConfig config, std::shared_ptr<const Snapshot> snapshot,
+    std::shared_ptr<const AllocatedState> state) {
+  using Impl = Allocator::Impl;
   if (!state || !snapshot) return InvalidArgumentError("no snapshot or allocated state");
   if (state->data().policy_names != PolicyNames(config.policies)) {
     return InvalidArgumentError("allocated state was built with different AllocationPolicies");
   }
-  auto a = Create(std::move(config), std::move(snapshot), std::vector<ResourceClaim>{});
+  auto a = CreateAllocator(std::move(config), std::move(snapshot), std::vector<ResourceClaim>{});
   if (!a.ok()) return a.status();
-  Impl& m = *(*a)->impl_;
+  Impl& m = (*a)->impl();
   const AllocatedState::Data& d = state->data();
   if (d.snapshot == m.snap_) {
     m.ident_ = d.ident;
@@ -296,8 +306,35 @@ void Allocator::Impl::AddAllocation(const AllocationResult& result, const Resour
   }
 }
 
-void Allocator::Commit(const ResourceClaim& claim, const AllocationResult& result) {
-  impl_->AddAllocation(result, &claim);
+void ComputeCommit(Allocator& a, const ResourceClaim& claim, const AllocationResult& result) {
+  a.impl().AddAllocation(result, &claim);
+}
+void ComputeCommit(Allocator& a, const AllocationResult& result) {
+  a.impl().AddAllocation(result, nullptr);
+}
+
+void Allocator::Commit(const api::ResourceClaim& claim) {
+  if (!claim.status.allocation) return;
+  ResourceClaim c =
+      impl_->config_.default_claims ? ToAllocClaim(claim) : ToAllocClaimAsGiven(claim);
+  impl_->AddAllocation(*c.allocation, &c);
+}
+
+void Allocator::Commit(const api::ResourceClaim& claim, const api::AllocationResult& result) {
+  const Impl::LastCall& last = impl_->last_;
+  for (size_t i = 0; i < last.api_claims.size(); ++i) {
+    if (last.api_claims[i] != &claim) continue;
+    const AllocationResult& mine = *last.claims[i].allocation;
+    // The caller hands back what this allocator returned for the claim (cheap identity check).
+    if (mine.results.size() == result.devices.results.size() &&
+        (mine.results.empty() || mine.results[0].device == result.devices.results[0].device)) {
+      impl_->AddAllocation(mine, &last.claims[i]);
+      return;
+    }
+  }
+  ResourceClaim c =
+      impl_->config_.default_claims ? ToAllocClaim(claim) : ToAllocClaimAsGiven(claim);
+  impl_->AddAllocation(ToAllocAllocationResult(result), &c);
 }
 int64_t Allocator::Impl::NodeAllocatedCount(const std::string& node) {
   int64_t n = 0;
@@ -311,7 +348,5 @@ int64_t Allocator::Impl::NodeAllocatedCount(const std::string& node) {
   }
   return n;
 }
-
-void Allocator::Commit(const AllocationResult& result) { impl_->AddAllocation(result, nullptr); }
 
 }  // namespace draco::alloc

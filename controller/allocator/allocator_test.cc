@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "controller/allocator/compute_api.h"
 #include "controller/allocator/explain.h"
 #include "controller/allocator/scenario.h"
 #include "controller/allocator/test_builders.h"
@@ -44,9 +45,9 @@ DeviceRequestAllocationResult Result(const std::string& device) {
 
 std::unique_ptr<Allocator> New(std::vector<ResourceSlice> slices,
                                std::vector<ResourceClaim> allocated = {}) {
-  Allocator::Config cfg;
+  ComputeConfig cfg;
   cfg.selectors = NewCelSelectorCompiler();
-  auto a = Allocator::Create(cfg, {GpuClass()}, std::move(slices), {}, allocated);
+  auto a = CreateAllocator(cfg, {GpuClass()}, std::move(slices), {}, allocated);
   EXPECT_TRUE(a.ok()) << a.status();
   return std::move(a).value();
 }
@@ -55,14 +56,14 @@ TEST(AllocatorTest, CommittedDevicesAreNeverHandedOutTwice) {
   auto a = New({Slice("n0", 2)});
   Node n0{"n0", {}, {}};
   ResourceClaim c1 = Claim("c1", 1), c2 = Claim("c2", 1), c3 = Claim("c3", 1);
-  Outcome o1 = a->Allocate(n0, {&c1});
+  SearchOutcome o1 = ComputeAllocate(*a, n0, {&c1});
   ASSERT_EQ(o1.kind, Outcome::Kind::kAllocated);
-  a->Commit(o1.results[0]);
-  Outcome o2 = a->Allocate(n0, {&c2});
+  ComputeCommit(*a, o1.results[0]);
+  SearchOutcome o2 = ComputeAllocate(*a, n0, {&c2});
   ASSERT_EQ(o2.kind, Outcome::Kind::kAllocated);
   EXPECT_NE(o1.results[0].results[0].device, o2.results[0].results[0].device);
-  a->Commit(o2.results[0]);
-  EXPECT_EQ(a->Allocate(n0, {&c3}).kind, Outcome::Kind::kUnsatisfiable);
+  ComputeCommit(*a, o2.results[0]);
+  EXPECT_EQ(ComputeAllocate(*a, n0, {&c3}).kind, Outcome::Kind::kUnsatisfiable);
 }
 
 TEST(AllocatorTest, AllocatedClaimsOccupyDevices) {
@@ -71,7 +72,7 @@ TEST(AllocatorTest, AllocatedClaimsOccupyDevices) {
   done.allocation->results.push_back(Result("gpu-0"));
   auto a = New({Slice("n0", 2)}, {done});
   ResourceClaim c = Claim("c", 1);
-  Outcome o = a->Allocate(Node{"n0", {}, {}}, {&c});
+  SearchOutcome o = ComputeAllocate(*a, Node{"n0", {}, {}}, {&c});
   ASSERT_EQ(o.kind, Outcome::Kind::kAllocated);
   EXPECT_EQ(o.results[0].results[0].device, "gpu-1");
   ASSERT_TRUE(o.results[0].node_selector.has_value());
@@ -84,7 +85,7 @@ TEST(AllocatorTest, PicksTheFirstNodeThatFits) {
   nodes[0].name = "n0";
   nodes[1].name = "n1";
   ResourceClaim c = Claim("c", 2);
-  Outcome o = a->AllocateOnAnyNode(nodes, {&c});
+  SearchOutcome o = ComputeAllocateOnAnyNode(*a, nodes, {&c});
   ASSERT_EQ(o.kind, Outcome::Kind::kAllocated);
   EXPECT_EQ(o.node, "n1");
   EXPECT_EQ(o.results[0].results.size(), 2u);
@@ -93,7 +94,7 @@ TEST(AllocatorTest, PicksTheFirstNodeThatFits) {
 TEST(AllocatorTest, UnsatisfiableCountIsAnsweredWithoutExhaustiveSearch) {
   auto a = New({Slice("n0", 31)});
   ResourceClaim c = Claim("c", 32);
-  Outcome o = a->Allocate(Node{"n0", {}, {}}, {&c});
+  SearchOutcome o = ComputeAllocate(*a, Node{"n0", {}, {}}, {&c});
   EXPECT_EQ(o.kind, Outcome::Kind::kUnsatisfiable);
   EXPECT_LT(o.search_steps, 100);  // upstream: C(31, k) combinations, seconds of work
 }
@@ -104,7 +105,7 @@ TEST(AllocatorTest, ExplanationNamesTheEliminatingStage) {
   done.allocation->results.push_back(Result("gpu-0"));
   auto a = New({Slice("n0", 2)}, {done});
   ResourceClaim c = Claim("c", 2);
-  Explanation e = a->Explain(Node{"n0", {}, {}}, {&c});
+  Explanation e = ComputeExplain(*a, Node{"n0", {}, {}}, {&c});
   EXPECT_EQ(e.outcome.kind, Outcome::Kind::kUnsatisfiable);
   ASSERT_EQ(e.requests.size(), 1u);
   const RequestFunnel& f = e.requests[0];
@@ -120,7 +121,7 @@ TEST(AllocatorTest, CelErrorsAreFatalAndQuoted) {
   auto a = New({Slice("n0", 1)});
   ResourceClaim c = Claim("c", 1);
   c.requests[0].exactly->selectors.push_back("device.attributes[\"gpu.example.com\"].missing == 1");
-  Explanation e = a->Explain(Node{"n0", {}, {}}, {&c});
+  Explanation e = ComputeExplain(*a, Node{"n0", {}, {}}, {&c});
   EXPECT_EQ(e.outcome.kind, Outcome::Kind::kError);
   EXPECT_NE(e.outcome.message.find("CEL runtime error"), std::string::npos) << e.outcome.message;
   ASSERT_EQ(e.requests.size(), 1u);

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "controller/allocator/allocator.h"
+#include "controller/allocator/compute_api.h"
 #include "controller/allocator/test_builders.h"
 
 namespace draco::alloc {
@@ -51,18 +52,18 @@ std::vector<ResourceSlice> Pool(std::vector<Device> devices) {
   return {s, counters};
 }
 
-Outcome AllocateOnN0(Features f, std::vector<Device> devices, const ResourceClaim& claim,
-                     std::vector<ResourceClaim> allocated = {}) {
-  Allocator::Config cfg;
+SearchOutcome AllocateOnN0(Features f, std::vector<Device> devices, const ResourceClaim& claim,
+                           std::vector<ResourceClaim> allocated = {}) {
+  ComputeConfig cfg;
   cfg.features = f;
   cfg.selectors = NewCelSelectorCompiler();
-  auto a = Allocator::Create(cfg, {GpuClass()}, Pool(std::move(devices)), {}, allocated);
+  auto a = CreateAllocator(cfg, {GpuClass()}, Pool(std::move(devices)), {}, allocated);
   EXPECT_TRUE(a.ok()) << a.status();
-  if (!a.ok()) return Outcome{Outcome::Kind::kError, {}, a.status().message(), "", 0};
-  return (*a)->Allocate(kNode, {&claim});
+  if (!a.ok()) return SearchOutcome{Outcome::Kind::kError, {}, a.status().message(), "", 0};
+  return ComputeAllocate(**a, kNode, {&claim});
 }
 
-std::vector<std::string> Devices(const Outcome& o) {
+std::vector<std::string> Devices(const SearchOutcome& o) {
   std::vector<std::string> out;
   for (const auto& r : o.results) {
     for (const auto& d : r.results) out.push_back(d.device);
@@ -74,7 +75,7 @@ TEST(AlphaFeaturesTest, ValuelessAttributeMakesTheDeviceUnusable) {
   Device d = Gpu("a");
   d.attributes.insert(d.attributes.begin(), {"broken", Attribute{}});  // no value at all
   ResourceClaim c = Claim("c", 1);
-  Outcome o = AllocateOnN0(Features{}, {d}, c);
+  SearchOutcome o = AllocateOnN0(Features{}, {d}, c);
   ASSERT_EQ(o.kind, Outcome::Kind::kError);
   EXPECT_NE(o.message.find("attribute broken: unsupported attribute value"), std::string::npos)
       << o.message;
@@ -86,7 +87,7 @@ TEST(AlphaFeaturesTest, CompatibilityGroupsMustIntersectOnACounterSet) {
   ResourceClaim two = Claim("c", 2);
   EXPECT_EQ(AllocateOnN0(f, {Gpu("a", {"x"}), Gpu("b", {"y"})}, two).kind,
             Outcome::Kind::kUnsatisfiable);
-  Outcome o = AllocateOnN0(f, {Gpu("a", {"x"}), Gpu("b", {"y"}), Gpu("c", {"y", "x"})}, two);
+  SearchOutcome o = AllocateOnN0(f, {Gpu("a", {"x"}), Gpu("b", {"y"}), Gpu("c", {"y", "x"})}, two);
   ASSERT_EQ(o.kind, Outcome::Kind::kAllocated) << o.message;
   EXPECT_EQ(Devices(o), (std::vector<std::string>{"a", "c"}));
   // Devices without groups only go with devices without groups.
@@ -106,7 +107,8 @@ TEST(AlphaFeaturesTest, AllocatedPeersConstrainCompatibilityGroups) {
   r.device = "a";
   done.allocation->results.push_back(r);
   ResourceClaim one = Claim("c", 1);
-  Outcome o = AllocateOnN0(f, {Gpu("a", {"x"}), Gpu("b", {"y"}), Gpu("c", {"x"})}, one, {done});
+  SearchOutcome o =
+      AllocateOnN0(f, {Gpu("a", {"x"}), Gpu("b", {"y"}), Gpu("c", {"x"})}, one, {done});
   ASSERT_EQ(o.kind, Outcome::Kind::kAllocated) << o.message;
   EXPECT_EQ(Devices(o), (std::vector<std::string>{"c"}));
 }
@@ -174,7 +176,7 @@ TEST(AlphaFeaturesTest, DerivedAttributesReplaceDeviceAttributesForTheirRequest)
   EXPECT_EQ(AllocateOnN0(f, {Gpu("a"), Gpu("b")}, plain).kind, Outcome::Kind::kUnsatisfiable);
   // ...while a derived attribute of that name that ignores the model matches.
   ResourceClaim derived = MatchingPair("gpu.example.com/model", R"("same")");
-  Outcome o = AllocateOnN0(f, {Gpu("a"), Gpu("b")}, derived);
+  SearchOutcome o = AllocateOnN0(f, {Gpu("a"), Gpu("b")}, derived);
   ASSERT_EQ(o.kind, Outcome::Kind::kAllocated) << o.message;
   EXPECT_EQ(Devices(o), (std::vector<std::string>{"a", "b"}));
   // Derived values are typed: a string on one device and an int on another do not match.
@@ -193,7 +195,7 @@ TEST(AlphaFeaturesTest, DerivedAttributeErrorsAreFatal) {
   Features f;
   f.derived_attributes = true;
   ResourceClaim c = MatchingPair("example.com/x", R"(device.attributes["gpu.example.com"].nope)");
-  Outcome o = AllocateOnN0(f, {Gpu("a"), Gpu("b")}, c);
+  SearchOutcome o = AllocateOnN0(f, {Gpu("a"), Gpu("b")}, c);
   ASSERT_EQ(o.kind, Outcome::Kind::kError);
   EXPECT_NE(o.message.find("evaluate derived attribute example.com/x on device "
                            "gpu.example.com/n0/a failed: no such key: nope"),
@@ -208,7 +210,7 @@ TEST(AlphaFeaturesTest, DerivedAttributeErrorsAreFatal) {
 
 TEST(AlphaFeaturesTest, DerivedAttributesNeedTheGate) {
   ResourceClaim c = MatchingPair("example.com/x", R"("same")");
-  Outcome o = AllocateOnN0(Features{}, {Gpu("a"), Gpu("b")}, c);
+  SearchOutcome o = AllocateOnN0(Features{}, {Gpu("a"), Gpu("b")}, c);
   ASSERT_EQ(o.kind, Outcome::Kind::kError);
   EXPECT_NE(o.message.find("cannot handle request with derived attributes, the feature is "
                            "disabled"),
@@ -225,14 +227,14 @@ namespace {
 TEST(AlphaFeaturesTest, ExplanationsSeeDerivedAttributes) {
   Features f;
   f.derived_attributes = true;
-  Allocator::Config cfg;
+  ComputeConfig cfg;
   cfg.features = f;
   cfg.selectors = NewCelSelectorCompiler();
   // One device for two requests: unsatisfiable, but not for lack of the (derived) attribute.
-  auto a = Allocator::Create(cfg, {GpuClass()}, Pool({Gpu("a")}), {}, {});
+  auto a = CreateAllocator(cfg, {GpuClass()}, Pool({Gpu("a")}), {}, {});
   ASSERT_TRUE(a.ok()) << a.status();
   ResourceClaim c = MatchingPair("example.com/x", R"("same")");
-  Explanation e = (*a)->Explain(kNode, {&c});
+  Explanation e = ComputeExplain(**a, kNode, {&c});
   ASSERT_EQ(e.outcome.kind, Outcome::Kind::kUnsatisfiable);
   ASSERT_FALSE(e.requests.empty());
   for (const RequestFunnel& fn : e.requests) {

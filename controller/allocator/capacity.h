@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "controller/allocator/model.h"
+#include "controller/allocator/compute_model.h"
 
 namespace draco::alloc {
 

@@ -70,9 +70,9 @@ ResourceClaim Allocated(const std::string& name, const std::string& device) {
 
 std::unique_ptr<Allocator> New(std::vector<ResourceSlice> slices,
                                const std::vector<ResourceClaim>& allocated = {}) {
-  Allocator::Config cfg;
+  ComputeConfig cfg;
   cfg.selectors = NewCelSelectorCompiler();
-  auto a = Allocator::Create(cfg, {GpuClass()}, std::move(slices), {}, allocated);
+  auto a = CreateAllocator(cfg, {GpuClass()}, std::move(slices), {}, allocated);
   EXPECT_TRUE(a.ok()) << a.status();
   return std::move(a).value();
 }
@@ -111,7 +111,7 @@ TEST(ExplainTest, CapacityStageNamesRequestedAndRemainingPerCapacity) {
   ResourceClaim c = Claim("infer", 1);
   c.requests[0].exactly->has_capacity = true;
   c.requests[0].exactly->capacity_requests = {{"compute", Q("70")}, {"memory", Q("60Gi")}};
-  Explanation e = a->Explain(kNode, {&c});
+  Explanation e = ComputeExplain(*a, kNode, {&c});
   ASSERT_EQ(e.outcome.kind, Outcome::Kind::kUnsatisfiable);
   ASSERT_EQ(e.requests.size(), 1u);
   const RequestFunnel& f = e.requests[0];
@@ -146,7 +146,7 @@ TEST(ExplainTest, CapacityStageListsTheClosestDevicesFirstAndCountsTheRest) {
   ResourceClaim c = Claim("c", 1);
   c.requests[0].exactly->has_capacity = true;
   c.requests[0].exactly->capacity_requests = {{"memory", Q("60Gi")}};
-  Explanation e = a->Explain(kNode, {&c});
+  Explanation e = ComputeExplain(*a, kNode, {&c});
   const RequestFunnel& f = e.requests.at(0);
   ASSERT_EQ(f.capacity_shortfalls.size(), 2u);
   EXPECT_EQ(f.capacity_shortfalls[0].device, "gpu-50Gi");
@@ -163,7 +163,7 @@ TEST(ExplainTest, CounterStageNamesSetCounterAmountsAndHolder) {
   for (int i = 0; i < 10; ++i) devices.push_back(Partition("gpu-0-p" + std::to_string(i), "40Gi"));
   auto a = New(PartitionedPool(devices), {Allocated("train-a-gpu", "gpu-0-big")});
   ResourceClaim c = Claim("c", 1);
-  Explanation e = a->Explain(kNode, {&c});
+  Explanation e = ComputeExplain(*a, kNode, {&c});
   ASSERT_EQ(e.outcome.kind, Outcome::Kind::kUnsatisfiable);
   const RequestFunnel& f = e.requests.at(0);
   EXPECT_NE(f.verdict.find("10 would exceed shared counters (partitions of devices in use): "
@@ -179,14 +179,14 @@ TEST(ExplainTest, CounterStageNamesSetCounterAmountsAndHolder) {
   ASSERT_EQ(s.holders.size(), 1u);
   EXPECT_EQ(s.holders[0].holder, "default/train-a-gpu");
   // The same through the shared-claims Create (claims kept, not copied).
-  Allocator::Config cfg;
+  ComputeConfig cfg;
   cfg.selectors = NewCelSelectorCompiler();
-  auto shared = Allocator::Create(
-      cfg, Snapshot::Build(cfg.features, {GpuClass()}, PartitionedPool(devices), {}),
-      std::make_shared<const std::vector<ResourceClaim>>(
-          std::vector<ResourceClaim>{Allocated("train-a-gpu", "gpu-0-big")}));
+  auto shared =
+      CreateAllocator(cfg, BuildSnapshot(cfg.features, {GpuClass()}, PartitionedPool(devices), {}),
+                      std::make_shared<const std::vector<ResourceClaim>>(
+                          std::vector<ResourceClaim>{Allocated("train-a-gpu", "gpu-0-big")}));
   ASSERT_TRUE(shared.ok()) << shared.status();
-  Explanation e2 = (*shared)->Explain(kNode, {&c});
+  Explanation e2 = ComputeExplain(**shared, kNode, {&c});
   EXPECT_EQ(e2.requests.at(0).counter_shortfalls.at(0).holders.at(0).holder, "default/train-a-gpu");
   std::string json = ExplanationToJson(e);
   EXPECT_NE(json.find(R"("counterSet":"gpu-0-counters","counter":"memory","devices":10,)"
@@ -209,9 +209,9 @@ TEST(ExplainTest, CounterHoldersAreCappedLargestFirstAndIncludeCommittedClaims) 
   }
   auto a = New(PartitionedPool(devices), allocated);
   ResourceClaim late = Allocated("late", "held-12Gi");
-  a->Commit(late, *late.allocation);  // in flight: named through Commit
+  ComputeCommit(*a, late, *late.allocation);  // in flight: named through Commit
   ResourceClaim c = Claim("c", 1);
-  Explanation e = a->Explain(kNode, {&c});
+  Explanation e = ComputeExplain(*a, kNode, {&c});
   const CounterShortfall& s = e.requests.at(0).counter_shortfalls.at(0);
   EXPECT_EQ(s.left, "3Gi");
   ASSERT_EQ(s.holders.size(), 3u);
@@ -230,7 +230,7 @@ TEST(ExplainTest, CountClaimShortOfACounterNamesTheCounterNotTheResultLimit) {
   for (int i = 0; i < 8; ++i) devices.push_back(Partition("gpu-0-p" + std::to_string(i), "10Gi"));
   auto a = New(PartitionedPool(devices), {Allocated("train", "gpu-0-big")});
   ResourceClaim c = Claim("big", 7);
-  Explanation e = a->Explain(kNode, {&c});
+  Explanation e = ComputeExplain(*a, kNode, {&c});
   ASSERT_EQ(e.outcome.kind, Outcome::Kind::kUnsatisfiable);
   ASSERT_EQ(e.conflicts.size(), 1u);
   const Conflict& k = e.conflicts[0];
@@ -265,7 +265,7 @@ ResourceClaim TwoRequests(int64_t a, int64_t b) {
 TEST(ExplainTest, RequestsThatShareTooFewDevicesAreNamed) {
   auto a = New({NodeSlice({Dev("gpu-0"), Dev("gpu-1"), Dev("gpu-2")})});
   ResourceClaim c = TwoRequests(2, 2);
-  Explanation e = a->Explain(kNode, {&c});
+  Explanation e = ComputeExplain(*a, kNode, {&c});
   ASSERT_EQ(e.outcome.kind, Outcome::Kind::kUnsatisfiable);
   ASSERT_FALSE(e.conflicts.empty());
   EXPECT_EQ(e.conflicts[0].kind, Conflict::Kind::kDevices);
@@ -294,7 +294,7 @@ TEST(ExplainTest, MatchAttributeAcrossRequestsNamesTheAttributeAndValues) {
   k.requests = {"a", "b"};
   k.match_attribute = "gpu.example.com/numa";
   c.constraints.push_back(k);
-  Explanation e = a->Explain(kNode, {&c});
+  Explanation e = ComputeExplain(*a, kNode, {&c});
   ASSERT_EQ(e.outcome.kind, Outcome::Kind::kUnsatisfiable);
   ASSERT_FALSE(e.conflicts.empty());
   EXPECT_EQ(e.conflicts[0].kind, Conflict::Kind::kMatchAttribute);
@@ -318,7 +318,7 @@ TEST(ExplainTest, ResultLimitIsMentionedOnlyWhenTheSearchHitIt) {
   small.selectors.push_back("device.attributes[\"gpu.example.com\"].?model.orValue(\"\") == \"x\"");
   c.requests[0].exactly.reset();
   c.requests[0].first_available = {big, small};
-  Explanation e = a->Explain(kNode, {&c});
+  Explanation e = ComputeExplain(*a, kNode, {&c});
   ASSERT_EQ(e.outcome.kind, Outcome::Kind::kUnsatisfiable);
   bool limit = false;
   for (const Conflict& k : e.conflicts) limit = limit || k.kind == Conflict::Kind::kResultLimit;
@@ -328,7 +328,7 @@ TEST(ExplainTest, ResultLimitIsMentionedOnlyWhenTheSearchHitIt) {
   // Without the limit in play the text does not mention it.
   ResourceClaim two = TwoRequests(2, 2);
   Explanation e2 =
-      New({NodeSlice({Dev("gpu-0"), Dev("gpu-1"), Dev("gpu-2")})})->Explain(kNode, {&two});
+      ComputeExplain(*New({NodeSlice({Dev("gpu-0"), Dev("gpu-1"), Dev("gpu-2")})}), kNode, {&two});
   EXPECT_EQ(ExplanationToText(e2).find("32"), std::string::npos) << ExplanationToText(e2);
 }
 
@@ -336,7 +336,7 @@ TEST(ExplainTest, CelNoSuchKeyErrorsCarryTheHint) {
   auto a = New({NodeSlice({Dev("gpu-0")})});
   ResourceClaim c = Claim("c", 1);
   c.requests[0].exactly->selectors.push_back("device.attributes[\"gpu.example.com\"].model == 1");
-  Explanation e = a->Explain(kNode, {&c});
+  Explanation e = ComputeExplain(*a, kNode, {&c});
   ASSERT_EQ(e.outcome.kind, Outcome::Kind::kError);
   EXPECT_NE(e.outcome.message.find("no such key"), std::string::npos) << e.outcome.message;
   EXPECT_NE(e.outcome.message.find("has()"), std::string::npos) << e.outcome.message;

@@ -11,9 +11,29 @@
 #include <string_view>
 
 #include "base/status.h"
-#include "controller/allocator/model.h"
 
 namespace draco::alloc {
+
+// Which optional allocator behaviours are on (kube-scheduler 1.37 defaults).
+struct Features {
+  bool admin_access = true;
+  bool prioritized_list = true;
+  bool partitionable_devices = true;
+  bool device_taints = true;
+  bool device_taint_rules = true;
+  bool device_binding = true;
+  bool consumable_capacity = true;
+  bool fractional_capacity_range = false;
+  bool list_type_attributes = false;
+  bool optional_node_operations = false;
+  bool derived_attributes = false;
+  bool compatibility_groups = false;
+  // Not allocator semantics, carried here so one gate table serves draco: DRAExtendedResource
+  // (draco plans the special claim of gated pods asking for extended resources a DeviceClass
+  // serves) and DRAWorkloadResourceClaims (claims of a PodGroup's templates, shared by its pods).
+  bool extended_resource = true;
+  bool workload_resource_claims = false;
+};
 
 // The oldest and newest Kubernetes minor versions whose gate defaults draco knows. Older servers
 // get the oldest defaults, newer ones the newest.

@@ -51,7 +51,7 @@ std::optional<NodeSelector> OptSelector(const std::optional<api::NodeSelector>& 
   return ToSelector(*ns);
 }
 
-// json_codec's DecodeAttribute: the first member set, in this order; an empty list counts as
+// The first member set, in this order; an empty list counts as
 // unset; no member set leaves kind kNone.
 Attribute ToAttribute(const api::DeviceAttribute& a) {
   Attribute out;

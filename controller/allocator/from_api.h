@@ -1,13 +1,13 @@
 // Direct conversions between the API model (controller/api: what the API server serves, decoded
 // by api::Decode) and the allocator's compute model (model.h), without JSON text in between.
 //
-// Contract: every To* function gives exactly the value that encoding the API object with
-// api::Encode and decoding the text with the lenient json_codec.h decoder gives (same defaults,
-// same nil-vs-empty distinctions, maps turned into name-sorted lists, quantities with their exact
-// value; see from_api_test.cc). Opaque parameters keep the API model's compact JSON text. Nothing
-// here can fail: quantities were parsed by the api codec and an attribute without a value becomes
-// Attribute::Kind::kNone, as json_codec does. ToAllocPolicy is the exception: it enforces the
-// AllocationPolicy CRD's structural rules and returns INVALID_ARGUMENT naming the policy.
+// Contract: every To* function mirrors the API object field by field (nil-vs-empty distinctions
+// kept where upstream's Go code makes them, maps turned into name-sorted lists, quantities with
+// their exact value and canonical text; see from_api_test.cc). Opaque parameters keep the API
+// model's compact JSON text. Nothing here can fail: quantities were parsed by the api codec; an
+// attribute takes its first member set (int, bool, string, version, then the non-empty lists) and
+// one without a value becomes Attribute::Kind::kNone. ToAllocPolicy is the exception: it enforces
+// the AllocationPolicy CRD's structural rules and returns INVALID_ARGUMENT naming the policy.
 //
 // ToApiAllocationResult is the reverse for what the allocator produces; it equals
 // api::Decode<api::AllocationResult>(AllocationResultToJson(r)).
@@ -16,7 +16,7 @@
 #pragma once
 
 #include "base/status.h"
-#include "controller/allocator/model.h"
+#include "controller/allocator/compute_model.h"
 #include "controller/api/policy_types.h"
 #include "controller/api/types.h"
 

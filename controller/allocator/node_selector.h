@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include "base/status.h"
-#include "controller/allocator/model.h"
+#include "controller/allocator/compute_model.h"
 #include "controller/api/node_affinity.h"
 
 namespace draco::alloc {

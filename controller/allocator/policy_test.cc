@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "controller/allocator/allocator.h"
+#include "controller/allocator/compute_api.h"
 #include "controller/allocator/explain.h"
 #include "controller/allocator/from_api.h"
 #include "controller/api/codec.h"
@@ -84,11 +85,11 @@ ResourceClaim Existing(const std::string& ns, const std::string& node, const std
 std::unique_ptr<Allocator> New(std::vector<AllocationPolicy> policies,
                                std::vector<ResourceClaim> allocated = {},
                                std::vector<DeviceClass> classes = {Class("gpu")}) {
-  Allocator::Config cfg;
+  ComputeConfig cfg;
   cfg.selectors = NewCelSelectorCompiler();
   cfg.policies = std::move(policies);
   auto a =
-      Allocator::Create(cfg, std::move(classes), {Slice("n0", 4), Slice("n1", 4)}, {}, allocated);
+      CreateAllocator(cfg, std::move(classes), {Slice("n0", 4), Slice("n1", 4)}, {}, allocated);
   EXPECT_TRUE(a.ok()) << a.status();
   return std::move(a).value();
 }
@@ -100,12 +101,12 @@ std::vector<std::string> Fill(Allocator& a, const std::string& ns, int n) {
   std::vector<std::string> out;
   for (int i = 0; i < n; ++i) {
     ResourceClaim c = Claim(ns, "c" + std::to_string(i), 1);
-    Outcome o = a.AllocateOnAnyNode(kNodes, {&c});
+    SearchOutcome o = ComputeAllocateOnAnyNode(a, kNodes, {&c});
     if (o.kind != Outcome::Kind::kAllocated) {
       out.push_back("none: " + o.message);
       continue;
     }
-    a.Commit(c, o.results[0]);
+    ComputeCommit(a, c, o.results[0]);
     out.push_back(o.node + "/" + o.results[0].results[0].device);
   }
   return out;
@@ -135,22 +136,22 @@ TEST(PolicyTest, SpreadPrefersTheLeastAllocatedNode) {
 
 TEST(PolicyTest, BinPackOrdersPoolsWithinANode) {
   // One node, two pools: the second pool already has an allocation, so BinPack takes it first.
-  Allocator::Config cfg;
+  ComputeConfig cfg;
   cfg.selectors = NewCelSelectorCompiler();
   cfg.policies = {Policy("pack", Strategy::kBinPack)};
   ResourceSlice p0 = Slice("n0", 2), p1 = Slice("n0", 2);
   p0.pool = "pool-a";
   p1.pool = "pool-b";
   p1.name = "slice-n0-b";
-  auto a = Allocator::Create(cfg, {Class("gpu")}, {p0, p1}, {}, {Existing("a", "pool-b", "gpu-0")});
+  auto a = CreateAllocator(cfg, {Class("gpu")}, {p0, p1}, {}, {Existing("a", "pool-b", "gpu-0")});
   ASSERT_TRUE(a.ok());
   ResourceClaim c = Claim("b", "c", 1);
-  Outcome o = (*a)->Allocate(kNodes[0], {&c});
+  SearchOutcome o = ComputeAllocate(**a, kNodes[0], {&c});
   ASSERT_EQ(o.kind, Outcome::Kind::kAllocated);
   EXPECT_EQ(o.results[0].results[0].pool, "pool-b");
   cfg.policies = {Policy("spread", Strategy::kSpread)};
-  auto s = Allocator::Create(cfg, {Class("gpu")}, {p0, p1}, {}, {Existing("a", "pool-b", "gpu-0")});
-  o = (*s)->Allocate(kNodes[0], {&c});
+  auto s = CreateAllocator(cfg, {Class("gpu")}, {p0, p1}, {}, {Existing("a", "pool-b", "gpu-0")});
+  o = ComputeAllocate(**s, kNodes[0], {&c});
   EXPECT_EQ(o.results[0].results[0].pool, "pool-a");
 }
 
@@ -186,21 +187,21 @@ TEST(PolicyTest, MaxDevicesCountsCommittedAndInFlight) {
   auto a = New({p}, {Existing("team", "n1", "gpu-0")});
   // In flight: one claim for 3 devices exceeds 3 - 1 = 2 (not fatal: unsatisfiable).
   ResourceClaim big = Claim("team", "big", 3);
-  Outcome o = a->AllocateOnAnyNode(kNodes, {&big});
+  SearchOutcome o = ComputeAllocateOnAnyNode(*a, kNodes, {&big});
   EXPECT_EQ(o.kind, Outcome::Kind::kUnsatisfiable);
   EXPECT_NE(o.message.find("AllocationPolicy quota"), std::string::npos) << o.message;
   EXPECT_NE(o.message.find("maxDevices limit 3"), std::string::npos) << o.message;
   EXPECT_NE(o.message.find("used 3"), std::string::npos) << o.message;
   // Two claims in one call also count together.
   ResourceClaim c1 = Claim("team", "x", 1), c2 = Claim("team", "y", 2);
-  EXPECT_EQ(a->AllocateOnAnyNode(kNodes, {&c1, &c2}).kind, Outcome::Kind::kUnsatisfiable);
+  EXPECT_EQ(ComputeAllocateOnAnyNode(*a, kNodes, {&c1, &c2}).kind, Outcome::Kind::kUnsatisfiable);
   EXPECT_EQ(Fill(*a, "team", 3)[1], "n0/gpu-1");
   EXPECT_EQ(Fill(*a, "team", 1)[0].rfind("none: ", 0), 0u);
   // Other namespaces are not limited (no "*" entry); the same allocator without the policy is.
   EXPECT_EQ(Fill(*a, "other", 1)[0], "n0/gpu-2");
   auto plain = New({}, {Existing("team", "n1", "gpu-0")});
   ResourceClaim big2 = Claim("team", "big", 3);
-  EXPECT_EQ(plain->AllocateOnAnyNode(kNodes, {&big2}).kind, Outcome::Kind::kAllocated);
+  EXPECT_EQ(ComputeAllocateOnAnyNode(*plain, kNodes, {&big2}).kind, Outcome::Kind::kAllocated);
 }
 
 TEST(PolicyTest, StarEntryAppliesPerNamespaceAndMaxCapacity) {
@@ -223,7 +224,7 @@ TEST(PolicyTest, ExplainNamesPolicyLimitUsedAndRequested) {
   p.namespace_limits.push_back({"team", 1, {}});
   auto a = New({p}, {Existing("team", "n1", "gpu-0")});
   ResourceClaim c = Claim("team", "c", 1);
-  Explanation e = a->Explain(kNodes[0], {&c});
+  Explanation e = ComputeExplain(*a, kNodes[0], {&c});
   EXPECT_EQ(e.outcome.kind, Outcome::Kind::kUnsatisfiable);
   std::string text = ExplanationToText(e);
   EXPECT_NE(text.find("within namespace limits"), std::string::npos) << text;
@@ -256,81 +257,81 @@ TEST(PolicyTest, DecodesTheCrdShape) {
 
 TEST(SnapshotTest, SharedSnapshotAllocatorsAreIndependent) {
   Features f;
-  auto snap = Snapshot::Build(f, {Class("gpu")}, {Slice("n0", 2)}, {});
-  Allocator::Config cfg;
+  auto snap = BuildSnapshot(f, {Class("gpu")}, {Slice("n0", 2)}, {});
+  ComputeConfig cfg;
   cfg.selectors = NewCelSelectorCompiler();
-  auto a = Allocator::Create(cfg, snap, std::vector<ResourceClaim>{});
-  auto b = Allocator::Create(cfg, snap, std::vector<ResourceClaim>{});
+  auto a = CreateAllocator(cfg, snap, std::vector<ResourceClaim>{});
+  auto b = CreateAllocator(cfg, snap, std::vector<ResourceClaim>{});
   ASSERT_TRUE(a.ok() && b.ok());
   ResourceClaim c = Claim("x", "c", 2);
-  Outcome o = (*a)->Allocate(kNodes[0], {&c});
+  SearchOutcome o = ComputeAllocate(**a, kNodes[0], {&c});
   ASSERT_EQ(o.kind, Outcome::Kind::kAllocated);
-  (*a)->Commit(o.results[0]);
-  EXPECT_EQ((*a)->Allocate(kNodes[0], {&c}).kind, Outcome::Kind::kUnsatisfiable);
-  EXPECT_EQ((*b)->Allocate(kNodes[0], {&c}).kind, Outcome::Kind::kAllocated);
+  ComputeCommit(**a, o.results[0]);
+  EXPECT_EQ(ComputeAllocate(**a, kNodes[0], {&c}).kind, Outcome::Kind::kUnsatisfiable);
+  EXPECT_EQ(ComputeAllocate(**b, kNodes[0], {&c}).kind, Outcome::Kind::kAllocated);
   // A third allocator started from a's state sees a's commit; b's state is still empty.
-  auto from_a = Allocator::CreateFromState(cfg, snap, (*a)->State());
+  auto from_a = CreateAllocatorFromState(cfg, snap, (*a)->State());
   ASSERT_TRUE(from_a.ok()) << from_a.status();
-  EXPECT_EQ((*from_a)->Allocate(kNodes[0], {&c}).kind, Outcome::Kind::kUnsatisfiable);
-  auto from_b = Allocator::CreateFromState(cfg, snap, (*b)->State());
-  EXPECT_EQ((*from_b)->Allocate(kNodes[0], {&c}).kind, Outcome::Kind::kAllocated);
+  EXPECT_EQ(ComputeAllocate(**from_a, kNodes[0], {&c}).kind, Outcome::Kind::kUnsatisfiable);
+  auto from_b = CreateAllocatorFromState(cfg, snap, (*b)->State());
+  EXPECT_EQ(ComputeAllocate(**from_b, kNodes[0], {&c}).kind, Outcome::Kind::kAllocated);
   // A state rebases onto another snapshot by device identity: a's commit still occupies both
   // devices of n0 after n0's slice grew to 3 devices, so only one more fits.
-  auto grown = snap->WithSlice(Slice("n0", 3));
-  auto rebased = Allocator::CreateFromState(cfg, grown, (*a)->State());
+  auto grown = SnapshotWithSlice(*snap, Slice("n0", 3));
+  auto rebased = CreateAllocatorFromState(cfg, grown, (*a)->State());
   ASSERT_TRUE(rebased.ok()) << rebased.status();
-  EXPECT_EQ((*rebased)->Allocate(kNodes[0], {&c}).kind, Outcome::Kind::kUnsatisfiable);
+  EXPECT_EQ(ComputeAllocate(**rebased, kNodes[0], {&c}).kind, Outcome::Kind::kUnsatisfiable);
   ResourceClaim one = Claim("x", "one", 1);
-  Outcome o1 = (*rebased)->Allocate(kNodes[0], {&one});
+  SearchOutcome o1 = ComputeAllocate(**rebased, kNodes[0], {&one});
   ASSERT_EQ(o1.kind, Outcome::Kind::kAllocated);
   EXPECT_EQ(o1.results[0].results[0].device, "gpu-2");
   // States are bound to their policies.
-  Allocator::Config with_policy = cfg;
+  ComputeConfig with_policy = cfg;
   with_policy.policies.push_back(Policy("p", Strategy::kBinPack));
-  EXPECT_FALSE(Allocator::CreateFromState(with_policy, snap, (*a)->State()).ok());
+  EXPECT_FALSE(CreateAllocatorFromState(with_policy, snap, (*a)->State()).ok());
 }
 
 TEST(PolicyTest, StateCarriesNamespaceUsage) {
   AllocationPolicy p = Policy("quota", Strategy::kFirstFit);
   p.namespace_limits.push_back({"team", 1, {}});
   Features f;
-  auto snap = Snapshot::Build(f, {Class("gpu")}, {Slice("n0", 4)}, {});
-  Allocator::Config cfg;
+  auto snap = BuildSnapshot(f, {Class("gpu")}, {Slice("n0", 4)}, {});
+  ComputeConfig cfg;
   cfg.selectors = NewCelSelectorCompiler();
   cfg.policies = {p};
-  auto a =
-      Allocator::Create(cfg, snap, std::vector<ResourceClaim>{Existing("team", "n0", "gpu-0")});
+  auto a = CreateAllocator(cfg, snap, std::vector<ResourceClaim>{Existing("team", "n0", "gpu-0")});
   ASSERT_TRUE(a.ok());
-  auto b = Allocator::CreateFromState(cfg, snap, (*a)->State());
+  auto b = CreateAllocatorFromState(cfg, snap, (*a)->State());
   ASSERT_TRUE(b.ok()) << b.status();
   ResourceClaim c = Claim("team", "c", 1);
-  EXPECT_EQ((*b)->Allocate(kNodes[0], {&c}).kind, Outcome::Kind::kUnsatisfiable);
+  EXPECT_EQ(ComputeAllocate(**b, kNodes[0], {&c}).kind, Outcome::Kind::kUnsatisfiable);
 }
 
 TEST(SnapshotTest, WithSliceSharesUnchangedSlicesAndSeesTheChange) {
   Features f;
-  auto snap = Snapshot::Build(f, {Class("gpu")}, {Slice("n0", 1), Slice("n1", 1)}, {});
-  auto grown = snap->WithSlice(Slice("n1", 3));
+  auto snap = BuildSnapshot(f, {Class("gpu")}, {Slice("n0", 1), Slice("n1", 1)}, {});
+  auto grown = SnapshotWithSlice(*snap, Slice("n1", 3));
   EXPECT_EQ(snap->num_devices(), 2);
   EXPECT_EQ(grown->num_devices(), 4);
   EXPECT_TRUE(grown->SharesSlice(*snap, 0));
   EXPECT_FALSE(grown->SharesSlice(*snap, 1));
-  Allocator::Config cfg;
+  ComputeConfig cfg;
   cfg.selectors = NewCelSelectorCompiler();
   ResourceClaim c = Claim("x", "c", 3);
   EXPECT_EQ(
-      (*Allocator::Create(cfg, snap, std::vector<ResourceClaim>{}))->Allocate(kNodes[1], {&c}).kind,
+      ComputeAllocate(**CreateAllocator(cfg, snap, std::vector<ResourceClaim>{}), kNodes[1], {&c})
+          .kind,
       Outcome::Kind::kUnsatisfiable);
-  EXPECT_EQ((*Allocator::Create(cfg, grown, std::vector<ResourceClaim>{}))
-                ->Allocate(kNodes[1], {&c})
-                .kind,
-            Outcome::Kind::kAllocated);
+  EXPECT_EQ(
+      ComputeAllocate(**CreateAllocator(cfg, grown, std::vector<ResourceClaim>{}), kNodes[1], {&c})
+          .kind,
+      Outcome::Kind::kAllocated);
   auto removed = grown->WithoutSlice("slice-n1");
   EXPECT_EQ(removed->num_devices(), 1);
   EXPECT_EQ(removed->num_slices(), 1u);
   // Mismatched taint-rule feature gate is rejected.
   cfg.features.device_taint_rules = false;
-  EXPECT_FALSE(Allocator::Create(cfg, snap, std::vector<ResourceClaim>{}).ok());
+  EXPECT_FALSE(CreateAllocator(cfg, snap, std::vector<ResourceClaim>{}).ok());
 }
 
 }  // namespace

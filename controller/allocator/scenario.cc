@@ -6,29 +6,35 @@
 
 #include <rapidjson/document.h>
 
+#include "controller/allocator/compute_api.h"
 #include "controller/allocator/from_api.h"
 #include "controller/allocator/scenario_json.h"
 
 namespace draco::alloc {
 namespace {
 
-// The API objects of list `name` (null entries skipped), converted with `convert` (from_api.h).
+// The API objects of list `name` (null entries skipped), decoded with api::Decode.
 template <typename A, typename T, typename F>
-Status DecodeList(const rapidjson::Value& doc, const char* name, F convert, std::vector<T>* out) {
+Status DecodeList(const rapidjson::Value& doc, const char* name, F wrap, std::vector<T>* out) {
   auto it = doc.FindMember(name);
   if (it == doc.MemberEnd() || !it->value.IsArray()) return OkStatus();
   for (const auto& e : it->value.GetArray()) {
     if (e.IsNull()) continue;
     auto v = DecodeApiValue<A>(e);
     if (!v.ok()) return v.status().WithPrefix(name);
-    out->push_back(convert(*v));
+    out->push_back(wrap(std::move(*v)));
   }
   return OkStatus();
 }
 
-void CanonicalizeShares(std::vector<AllocationResult>& results, int* counter) {
+template <typename A>
+A Same(A a) {
+  return a;
+}
+
+void CanonicalizeShares(std::vector<api::AllocationResult>& results, int* counter) {
   for (auto& r : results) {
-    for (auto& d : r.results) {
+    for (auto& d : r.devices.results) {
       if (!d.share_id) continue;
       char buf[64];
       std::snprintf(buf, sizeof(buf), "00000000-0000-4000-8000-%012d", ++*counter);
@@ -69,19 +75,24 @@ StatusOr<Scenario> ParseScenario(std::string_view line) {
   if (auto it = doc.FindMember("node"); it != doc.MemberEnd() && it->value.IsObject()) {
     auto n = DecodeApiValue<api::Node>(it->value);
     if (!n.ok()) return n.status();
-    s.node = ToAllocNode(*n);
+    s.node = std::move(*n);
   }
-  // ToAllocClaim applies DefaultClaim to claims and allocated claims.
-  Status st = DecodeList<api::Node>(doc, "nodes", ToAllocNode, &s.nodes);
-  if (st.ok()) st = DecodeList<api::DeviceClass>(doc, "classes", ToAllocClass, &s.classes);
-  if (st.ok()) st = DecodeList<api::ResourceSlice>(doc, "slices", ToAllocSlice, &s.slices);
+  auto shared = [](api::ResourceSlice sl) {
+    return std::make_shared<const api::ResourceSlice>(std::move(sl));
+  };
+  Status st = DecodeList<api::Node>(doc, "nodes", Same<api::Node>, &s.nodes);
+  if (st.ok())
+    st = DecodeList<api::DeviceClass>(doc, "classes", Same<api::DeviceClass>, &s.classes);
+  if (st.ok()) st = DecodeList<api::ResourceSlice>(doc, "slices", shared, &s.slices);
   if (st.ok()) {
-    st = DecodeList<api::ResourceClaim>(doc, "allocatedClaims", ToAllocClaim, &s.allocated_claims);
+    st = DecodeList<api::ResourceClaim>(doc, "allocatedClaims", Same<api::ResourceClaim>,
+                                        &s.allocated_claims);
   }
-  if (st.ok()) st = DecodeList<api::ResourceClaim>(doc, "claims", ToAllocClaim, &s.claims);
+  if (st.ok())
+    st = DecodeList<api::ResourceClaim>(doc, "claims", Same<api::ResourceClaim>, &s.claims);
   if (st.ok()) {
-    st =
-        DecodeList<api::DeviceTaintRule>(doc, "deviceTaintRules", ToAllocTaintRule, &s.taint_rules);
+    st = DecodeList<api::DeviceTaintRule>(doc, "deviceTaintRules", Same<api::DeviceTaintRule>,
+                                          &s.taint_rules);
   }
   if (!st.ok()) return st;
   if (auto it = doc.FindMember("features"); it != doc.MemberEnd() && it->value.IsObject()) {
@@ -97,27 +108,34 @@ std::string RunScenario(const Scenario& s, const RunOptions& opts) {
   cfg.prune = opts.prune;
   cfg.timeout = opts.timeout;
   cfg.deterministic_share_ids = true;
-  // Both ways of handing over slices and allocated claims are exercised (the copying one and the
-  // shared one, which reads claims lazily per pool): they must give identical results.
+  // Both ways of handing over allocated claims are exercised (the public one, read in Create,
+  // and the allocator-internal shared one, read lazily per pool): they must give identical
+  // results.
   StatusOr<std::unique_ptr<Allocator>> alloc = UnknownError("");
+  std::vector<const api::ResourceClaim*> allocated;
+  for (const auto& c : s.allocated_claims) allocated.push_back(&c);
   if (std::hash<std::string>{}(s.id) % 2 == 0) {
-    alloc = Allocator::Create(cfg, s.classes, s.slices, s.taint_rules, s.allocated_claims);
+    alloc = Allocator::Create(cfg, s.classes, s.slices, s.taint_rules, allocated);
+  } else if (auto compute = ToComputeConfig(cfg); !compute.ok()) {
+    alloc = compute.status();
   } else {
-    std::vector<std::shared_ptr<const ResourceSlice>> slices;
-    for (const auto& sl : s.slices) slices.push_back(std::make_shared<const ResourceSlice>(sl));
-    alloc =
-        Allocator::Create(cfg, s.classes, std::move(slices), s.taint_rules,
-                          std::make_shared<const std::vector<ResourceClaim>>(s.allocated_claims));
+    auto shared = std::make_shared<std::vector<ResourceClaim>>();
+    for (const auto& c : s.allocated_claims) shared->push_back(ToAllocClaim(c));
+    alloc = CreateAllocator(std::move(*compute),
+                            Snapshot::Build(cfg.features, s.classes, s.slices, s.taint_rules),
+                            std::shared_ptr<const std::vector<ResourceClaim>>(std::move(shared)));
   }
   if (!alloc.ok()) return ErrorLine(s.id, "error", alloc.status().message());
-  std::vector<const ResourceClaim*> claims;
+  std::vector<const api::ResourceClaim*> claims;
   for (const auto& c : s.claims) claims.push_back(&c);
 
   rapidjson::StringBuffer buf;
   JsonWriter w(buf);
   if (s.mode == "fillUp") {
-    std::vector<Node> nodes = s.nodes;
-    if (nodes.empty()) nodes.push_back(s.node.value_or(Node{}));
+    const api::Node single = s.node.value_or(api::Node{});
+    std::vector<const api::Node*> nodes;
+    for (const auto& n : s.nodes) nodes.push_back(&n);
+    if (nodes.empty()) nodes.push_back(&single);
     int shares = 0;
     w.StartObject();
     WriteId(w, s.id);
@@ -130,8 +148,8 @@ std::string RunScenario(const Scenario& s, const RunOptions& opts) {
       }
       w.StartObject();
       if (o.kind == Outcome::Kind::kAllocated) {
+        (*alloc)->Commit(*claims[i], o.results[0]);
         CanonicalizeShares(o.results, &shares);
-        (*alloc)->Commit(o.results[0]);
         w.Key("node");
         w.String(o.node.c_str());
         w.Key("result");
@@ -149,7 +167,7 @@ std::string RunScenario(const Scenario& s, const RunOptions& opts) {
   if (!s.mode.empty() && s.mode != "single") {
     return ErrorLine(s.id, "error", "unknown mode \"" + s.mode + "\"");
   }
-  Outcome o = (*alloc)->Allocate(s.node.value_or(Node{}), claims);
+  Outcome o = (*alloc)->Allocate(s.node.value_or(api::Node{}), claims);
   w.StartObject();
   WriteId(w, s.id);
   switch (o.kind) {

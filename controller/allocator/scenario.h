@@ -7,6 +7,7 @@
 #pragma once
 
 #include <chrono>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -19,17 +20,18 @@ namespace draco::alloc {
 struct Scenario {
   std::string id;
   std::string mode;  // "" / "single" or "fillUp"
-  std::optional<Node> node;
-  std::vector<Node> nodes;
-  std::vector<DeviceClass> classes;
-  std::vector<ResourceSlice> slices;
-  std::vector<ResourceClaim> allocated_claims;
-  std::vector<ResourceClaim> claims;
-  std::vector<DeviceTaintRule> taint_rules;
+  std::optional<api::Node> node;
+  std::vector<api::Node> nodes;
+  std::vector<api::DeviceClass> classes;
+  std::vector<std::shared_ptr<const api::ResourceSlice>> slices;
+  std::vector<api::ResourceClaim> allocated_claims;
+  std::vector<api::ResourceClaim> claims;
+  std::vector<api::DeviceTaintRule> taint_rules;
   Features features;
 };
 
-// Parses one scenario line. Claims and allocated claims are defaulted (DefaultClaim).
+// Parses one scenario line (api::Decode). The allocator applies API-server defaulting to claims
+// and allocated claims (Allocator::Config::default_claims).
 StatusOr<Scenario> ParseScenario(std::string_view json_line);
 
 struct RunOptions {

@@ -2,6 +2,9 @@
 
 #include <vector>
 
+#include "controller/allocator/compute_model.h"
+#include "controller/allocator/from_api.h"
+
 namespace draco::alloc {
 
 Features DecodeFeatures(const rapidjson::Value& v) {
@@ -84,7 +87,7 @@ void EncodeNodeSelector(const NodeSelector& ns, JsonWriter& w) {
 
 }  // namespace
 
-void EncodeAllocationResult(const AllocationResult& r, JsonWriter& w) {
+void EncodeComputeResult(const AllocationResult& r, JsonWriter& w) {
   w.StartObject();
   w.Key("devices");
   w.StartObject();
@@ -187,11 +190,19 @@ void EncodeAllocationResult(const AllocationResult& r, JsonWriter& w) {
   w.EndObject();
 }
 
-std::string AllocationResultToJson(const AllocationResult& r) {
+std::string ComputeResultToJson(const AllocationResult& r) {
   rapidjson::StringBuffer buf;
   JsonWriter w(buf);
-  EncodeAllocationResult(r, w);
+  EncodeComputeResult(r, w);
   return std::string(buf.GetString(), buf.GetSize());
+}
+
+void EncodeAllocationResult(const api::AllocationResult& r, JsonWriter& w) {
+  EncodeComputeResult(ToAllocAllocationResult(r), w);
+}
+
+std::string AllocationResultToJson(const api::AllocationResult& r) {
+  return ComputeResultToJson(ToAllocAllocationResult(r));
 }
 
 }  // namespace draco::alloc

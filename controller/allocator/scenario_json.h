@@ -14,7 +14,7 @@
 #include <rapidjson/writer.h>
 
 #include "base/status.h"
-#include "controller/allocator/model.h"
+#include "controller/allocator/features.h"
 #include "controller/api/codec.h"
 
 namespace draco::alloc {
@@ -35,7 +35,12 @@ StatusOr<A> DecodeApiValue(const rapidjson::Value& v) {
   return api::Decode<A>(std::string_view(buf.GetString(), buf.GetSize()));
 }
 
-void EncodeAllocationResult(const AllocationResult& r, JsonWriter& w);
-std::string AllocationResultToJson(const AllocationResult& r);
+void EncodeAllocationResult(const api::AllocationResult& r, JsonWriter& w);
+std::string AllocationResultToJson(const api::AllocationResult& r);
+
+// The same for the allocator's compute form (allocator-internal, compute_model.h).
+struct AllocationResult;
+void EncodeComputeResult(const AllocationResult& r, JsonWriter& w);
+std::string ComputeResultToJson(const AllocationResult& r);
 
 }  // namespace draco::alloc

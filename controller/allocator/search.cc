@@ -500,8 +500,8 @@ Search::Step Search::AllocateOne(int claim, int req, int sub, int64_t dev, bool 
   return Step::kFalse;
 }
 
-Outcome Search::Run() {
-  Outcome out;
+SearchOutcome Search::Run() {
+  SearchOutcome out;
   pools_ = &impl_.GatherPools(node_);
   if (!pools_->error.ok()) {
     out.kind = Outcome::Kind::kError;

@@ -43,7 +43,7 @@ class Search {
  public:
   Search(Allocator::Impl& impl, const Node& node, const std::vector<const ResourceClaim*>& claims,
          Explanation* explain);
-  Outcome Run();
+  SearchOutcome Run();
 
   struct ReqData {
     const RequestSpec* spec = nullptr;
@@ -248,7 +248,7 @@ class Search {
   void LimitRelease(const ClaimData& cd, const ReqData& rd, const Rollback& rb);
   const Allocator::Impl::Usage* Committed(int policy, const std::string& ns) const;
   // Result construction (search_results.cc): BuildResults in steps, each for one claim.
-  Outcome BuildResults();
+  SearchOutcome BuildResults();
   void AddDeviceResults(const ClaimData& cd, AllocationResult& ar) const;
   // Configs of the classes of the chosen requests (once per class), then of the claim.
   void AddClassConfigs(const ClaimData& cd, AllocationResult& ar) const;

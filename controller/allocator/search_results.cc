@@ -170,8 +170,8 @@ bool Search::SetNodeSelector(const ClaimData& cd, AllocationResult& ar, std::str
   return true;
 }
 
-Outcome Search::BuildResults() {
-  Outcome out;
+SearchOutcome Search::BuildResults() {
+  SearchOutcome out;
   out.kind = Outcome::Kind::kAllocated;
   for (const ClaimData& cd : claims_) {
     AllocationResult ar;

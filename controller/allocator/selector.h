@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "base/status.h"
-#include "controller/allocator/model.h"
+#include "controller/allocator/compute_model.h"
 
 namespace draco::alloc {
 

@@ -11,6 +11,7 @@
 
 #include "controller/allocator/allocator.h"
 #include "controller/allocator/allocator_impl.h"
+#include "controller/allocator/compute_api.h"
 #include "controller/allocator/test_builders.h"
 
 namespace draco::alloc {
@@ -53,8 +54,8 @@ ResourceClaim Existing(const std::string& pool, std::vector<std::string> devices
   return c;
 }
 
-Allocator::Config Cfg() {
-  Allocator::Config cfg;
+ComputeConfig Cfg() {
+  ComputeConfig cfg;
   cfg.selectors = NewCelSelectorCompiler();
   cfg.deterministic_share_ids = true;
   return cfg;
@@ -65,7 +66,7 @@ Node N(const std::string& name) { return Node{name, {}, {}}; }
 // Devices allocated for a count-`count` claim on `node`, or "unsatisfiable"/"error: ...".
 std::string Pick(Allocator& a, const std::string& node, int64_t count) {
   ResourceClaim c = Claim("c", count);
-  Outcome o = a.Allocate(N(node), {&c});
+  SearchOutcome o = ComputeAllocate(a, N(node), {&c});
   if (o.kind == Outcome::Kind::kError) return "error: " + o.message;
   if (o.kind != Outcome::Kind::kAllocated) return std::string(OutcomeKindName(o.kind));
   std::string out;
@@ -74,10 +75,10 @@ std::string Pick(Allocator& a, const std::string& node, int64_t count) {
 }
 
 TEST(SnapshotLazyTest, PoolsAreIndexedOnFirstUseOnly) {
-  auto snap = Snapshot::Build(Features{}, {GpuClass()}, {Slice("n0", 2), Slice("n1", 2)}, {});
+  auto snap = BuildSnapshot(Features{}, {GpuClass()}, {Slice("n0", 2), Slice("n1", 2)}, {});
   EXPECT_FALSE(snap->IsPoolIndexed(kDriver, "n0"));
   EXPECT_FALSE(snap->IsPoolIndexed(kDriver, "n1"));
-  auto a = Allocator::Create(Cfg(), snap, std::vector<ResourceClaim>{Existing("n1", {"gpu-0"})});
+  auto a = CreateAllocator(Cfg(), snap, std::vector<ResourceClaim>{Existing("n1", {"gpu-0"})});
   ASSERT_TRUE(a.ok()) << a.status();
   EXPECT_FALSE(snap->IsPoolIndexed(kDriver, "n1"));  // claims are not resolved in Create
   EXPECT_EQ(Pick(**a, "n0", 1), "gpu-0");
@@ -89,9 +90,9 @@ TEST(SnapshotLazyTest, PoolsAreIndexedOnFirstUseOnly) {
 }
 
 TEST(SnapshotLazyTest, WithSliceAndWithoutSliceShareUntouchedPools) {
-  auto snap = Snapshot::Build(Features{}, {GpuClass()},
-                              {Slice("n0", 2), Slice("n1", 2), Slice("n2", 2)}, {});
-  auto grown = snap->WithSlice(Slice("n1", 3));
+  auto snap =
+      BuildSnapshot(Features{}, {GpuClass()}, {Slice("n0", 2), Slice("n1", 2), Slice("n2", 2)}, {});
+  auto grown = SnapshotWithSlice(*snap, Slice("n1", 3));
   EXPECT_TRUE(grown->SharesPoolIndex(*snap, kDriver, "n0"));
   EXPECT_FALSE(grown->SharesPoolIndex(*snap, kDriver, "n1"));
   EXPECT_TRUE(grown->SharesPoolIndex(*snap, kDriver, "n2"));
@@ -99,7 +100,7 @@ TEST(SnapshotLazyTest, WithSliceAndWithoutSliceShareUntouchedPools) {
   // A slice moving to another pool changes both pools.
   ResourceSlice moved = Slice("n9", 1);
   moved.name = "slice-n2";
-  auto remapped = grown->WithSlice(moved);
+  auto remapped = SnapshotWithSlice(*grown, moved);
   EXPECT_TRUE(remapped->SharesPoolIndex(*grown, kDriver, "n0"));
   EXPECT_TRUE(remapped->SharesPoolIndex(*grown, kDriver, "n1"));
   EXPECT_FALSE(remapped->SharesPoolIndex(*grown, kDriver, "n2"));
@@ -111,7 +112,7 @@ TEST(SnapshotLazyTest, WithSliceAndWithoutSliceShareUntouchedPools) {
   EXPECT_EQ(removed->num_devices(), 4);
   EXPECT_EQ(removed->num_slices(), 2u);
   // An index built through one snapshot is visible through every snapshot sharing it.
-  auto a = Allocator::Create(Cfg(), removed, std::vector<ResourceClaim>{});
+  auto a = CreateAllocator(Cfg(), removed, std::vector<ResourceClaim>{});
   EXPECT_EQ(Pick(**a, "n1", 3), "gpu-0,gpu-1,gpu-2");
   EXPECT_TRUE(grown->IsPoolIndexed(kDriver, "n1"));
   EXPECT_EQ(Pick(**a, "n0", 1), "unsatisfiable");  // gone
@@ -126,10 +127,10 @@ TEST(SnapshotLazyTest, DuplicateNamesAcrossGenerationsShareTheIdentity) {
     std::vector<ResourceSlice> slices = {Slice("p", n, "n0", 1, "-old"),
                                          Slice("p", n, "n0", 2, "-new")};
     std::vector<ResourceClaim> claims = {Existing("p", {"gpu-0"})};
-    auto snap = Snapshot::Build(Features{}, {GpuClass()}, slices, {});
-    auto eager = Allocator::Create(Cfg(), snap, claims);
+    auto snap = BuildSnapshot(Features{}, {GpuClass()}, slices, {});
+    auto eager = CreateAllocator(Cfg(), snap, claims);
     auto lazy =
-        Allocator::Create(Cfg(), snap, std::make_shared<const std::vector<ResourceClaim>>(claims));
+        CreateAllocator(Cfg(), snap, std::make_shared<const std::vector<ResourceClaim>>(claims));
     ASSERT_TRUE(eager.ok() && lazy.ok());
     EXPECT_EQ(Pick(**eager, "n0", 1), "gpu-1");
     EXPECT_EQ(Pick(**lazy, "n0", 1), "gpu-1");
@@ -154,11 +155,11 @@ TEST(SnapshotLazyTest, LazyClaimResolutionMatchesEagerOnEveryPool) {
   }
   claims.push_back(Existing("unknown-pool", {"gpu-0"}));
   claims.push_back(Existing("n5", {"no-such-device"}));
-  auto snap = Snapshot::Build(Features{}, {GpuClass()}, slices, {});
+  auto snap = BuildSnapshot(Features{}, {GpuClass()}, slices, {});
   auto shared = std::make_shared<const std::vector<ResourceClaim>>(claims);
-  auto eager = Allocator::Create(Cfg(), snap, claims);
-  auto lazy = Allocator::Create(Cfg(), snap, shared);
-  auto untouched = Allocator::Create(Cfg(), snap, shared);  // State() before any pool is used
+  auto eager = CreateAllocator(Cfg(), snap, claims);
+  auto lazy = CreateAllocator(Cfg(), snap, shared);
+  auto untouched = CreateAllocator(Cfg(), snap, shared);  // State() before any pool is used
   ASSERT_TRUE(eager.ok() && lazy.ok() && untouched.ok());
   EXPECT_EQ((*untouched)->State()->data().ident, (*eager)->State()->data().ident);
   for (int round = 0; round < 2; ++round) {
@@ -171,10 +172,10 @@ TEST(SnapshotLazyTest, LazyClaimResolutionMatchesEagerOnEveryPool) {
   EXPECT_EQ((*lazy)->State()->data().ident, (*eager)->State()->data().ident);
   // Commits after lazy resolution land on top of the claims.
   ResourceClaim c = Claim("c", 1);
-  Outcome o = (*lazy)->Allocate(N("n3"), {&c});
+  SearchOutcome o = ComputeAllocate(**lazy, N("n3"), {&c});
   ASSERT_EQ(o.kind, Outcome::Kind::kAllocated);
-  (*lazy)->Commit(o.results[0]);
-  (*eager)->Commit(o.results[0]);
+  ComputeCommit(**lazy, o.results[0]);
+  ComputeCommit(**eager, o.results[0]);
   EXPECT_EQ((*lazy)->State()->data().ident, (*eager)->State()->data().ident);
 }
 
@@ -184,20 +185,20 @@ TEST(SnapshotLazyTest, LazyClaimsFeedPolicyNodeOrdering) {
   p.name = "pack";
   p.class_names = std::vector<std::string>{"gpu"};
   p.strategy = Strategy::kBinPack;
-  Allocator::Config cfg = Cfg();
+  ComputeConfig cfg = Cfg();
   cfg.policies = {p};
   std::vector<Node> nodes = {N("n0"), N("n1"), N("n2"), N("n3")};
-  auto snap = Snapshot::Build(Features{}, {GpuClass()},
-                              {Slice("n0", 4), Slice("n1", 4), Slice("n2", 4), Slice("n3", 4)}, {});
+  auto snap = BuildSnapshot(Features{}, {GpuClass()},
+                            {Slice("n0", 4), Slice("n1", 4), Slice("n2", 4), Slice("n3", 4)}, {});
   std::vector<ResourceClaim> claims = {Existing("n1", {"gpu-0"}),
                                        Existing("n2", {"gpu-1", "gpu-2"})};
   auto lazy =
-      Allocator::Create(cfg, snap, std::make_shared<const std::vector<ResourceClaim>>(claims));
-  auto eager = Allocator::Create(cfg, snap, claims);
+      CreateAllocator(cfg, snap, std::make_shared<const std::vector<ResourceClaim>>(claims));
+  auto eager = CreateAllocator(cfg, snap, claims);
   ASSERT_TRUE(lazy.ok() && eager.ok());
   ResourceClaim c = Claim("c", 1);
   for (auto* a : {lazy->get(), eager->get()}) {
-    Outcome o = a->AllocateOnAnyNode(nodes, {&c});
+    SearchOutcome o = ComputeAllocateOnAnyNode(*a, nodes, {&c});
     ASSERT_EQ(o.kind, Outcome::Kind::kAllocated);
     EXPECT_EQ(o.node, "n2");
     EXPECT_EQ(o.results[0].results[0].device, "gpu-0");
@@ -205,8 +206,8 @@ TEST(SnapshotLazyTest, LazyClaimsFeedPolicyNodeOrdering) {
 }
 
 TEST(SnapshotLazyTest, RebaseMovesInUseDevicesOfTheChangedSliceByName) {
-  auto snap = Snapshot::Build(Features{}, {GpuClass()}, {Slice("n0", 2), Slice("n1", 3)}, {});
-  auto a = Allocator::Create(
+  auto snap = BuildSnapshot(Features{}, {GpuClass()}, {Slice("n0", 2), Slice("n1", 3)}, {});
+  auto a = CreateAllocator(
       Cfg(), snap,
       std::vector<ResourceClaim>{Existing("n0", {"gpu-1"}), Existing("n1", {"gpu-0", "gpu-2"})});
   ASSERT_TRUE(a.ok());
@@ -218,11 +219,11 @@ TEST(SnapshotLazyTest, RebaseMovesInUseDevicesOfTheChangedSliceByName) {
     d.name = name;
     n1.devices.push_back(d);
   }
-  auto next = snap->WithSlice(n1);
+  auto next = SnapshotWithSlice(*snap, n1);
   // Pool n0 grew a sibling pool before it in gid order: a new pool whose devices shift nothing.
-  auto next2 = next->WithSlice(Slice("a-new", 1));
+  auto next2 = SnapshotWithSlice(*next, Slice("a-new", 1));
   for (const auto& target : {next, next2}) {
-    auto b = Allocator::CreateFromState(Cfg(), target, state);
+    auto b = CreateAllocatorFromState(Cfg(), target, state);
     ASSERT_TRUE(b.ok()) << b.status();
     EXPECT_EQ(Pick(**b, "n1", 2), "gpu-1,gpu-3");  // gpu-2 still in use
     EXPECT_EQ(Pick(**b, "n1", 3), "unsatisfiable");
@@ -230,13 +231,13 @@ TEST(SnapshotLazyTest, RebaseMovesInUseDevicesOfTheChangedSliceByName) {
     EXPECT_EQ(Pick(**b, "n0", 2), "unsatisfiable");
   }
   // A state rebased twice (next -> next2) equals the direct one.
-  auto via = Allocator::CreateFromState(Cfg(), next, state);
-  auto twice = Allocator::CreateFromState(Cfg(), next2, (*via)->State());
-  auto direct = Allocator::CreateFromState(Cfg(), next2, state);
+  auto via = CreateAllocatorFromState(Cfg(), next, state);
+  auto twice = CreateAllocatorFromState(Cfg(), next2, (*via)->State());
+  auto direct = CreateAllocatorFromState(Cfg(), next2, state);
   EXPECT_EQ((*twice)->State()->data().ident, (*direct)->State()->data().ident);
   // A snapshot of another lineage (built separately) is matched by names.
-  auto rebuilt = Snapshot::Build(Features{}, {GpuClass()}, {Slice("n1", 3), Slice("n0", 2)}, {});
-  auto c = Allocator::CreateFromState(Cfg(), rebuilt, state);
+  auto rebuilt = BuildSnapshot(Features{}, {GpuClass()}, {Slice("n1", 3), Slice("n0", 2)}, {});
+  auto c = CreateAllocatorFromState(Cfg(), rebuilt, state);
   EXPECT_EQ(Pick(**c, "n1", 1), "gpu-1");
   EXPECT_EQ(Pick(**c, "n0", 1), "gpu-0");
 }
@@ -244,22 +245,22 @@ TEST(SnapshotLazyTest, RebaseMovesInUseDevicesOfTheChangedSliceByName) {
 // A long chain of updates (past the point where a derived snapshot re-creates its pool indexes)
 // keeps carrying the allocated state, step by step and in one jump.
 TEST(SnapshotLazyTest, LongUpdateChainsKeepTheState) {
-  auto first = Snapshot::Build(Features{}, {GpuClass()}, {Slice("n0", 4), Slice("n1", 4)}, {});
-  auto a = Allocator::Create(
+  auto first = BuildSnapshot(Features{}, {GpuClass()}, {Slice("n0", 4), Slice("n1", 4)}, {});
+  auto a = CreateAllocator(
       Cfg(), first,
       std::vector<ResourceClaim>{Existing("n0", {"gpu-0", "gpu-3"}), Existing("n1", {"gpu-1"})});
   auto state = (*a)->State();
   auto snap = first;
   auto stepwise = state;
   for (int i = 0; i < 40; ++i) {
-    snap = snap->WithSlice(Slice("n1", 4 + i % 3));
-    auto b = Allocator::CreateFromState(Cfg(), snap, stepwise);
+    snap = SnapshotWithSlice(*snap, Slice("n1", 4 + i % 3));
+    auto b = CreateAllocatorFromState(Cfg(), snap, stepwise);
     ASSERT_TRUE(b.ok()) << b.status();
     stepwise = (*b)->State();
   }
   EXPECT_LE(snap->data().index_blocks.size(), 17u);
   for (const auto& st : {stepwise, state}) {
-    auto b = Allocator::CreateFromState(Cfg(), snap, st);
+    auto b = CreateAllocatorFromState(Cfg(), snap, st);
     ASSERT_TRUE(b.ok()) << b.status();
     EXPECT_EQ(Pick(**b, "n0", 2), "gpu-1,gpu-2");
     EXPECT_EQ(Pick(**b, "n0", 3), "unsatisfiable");
@@ -280,17 +281,17 @@ TEST(SnapshotLazyTest, TaintRulesCopyOnlyTheSlicesTheyApplyTo) {
   rule.taint.effect = "NoSchedule";
   auto s0 = std::make_shared<const ResourceSlice>(Slice("n0", 2));
   auto s1 = std::make_shared<const ResourceSlice>(Slice("n1", 2));
-  auto snap = Snapshot::Build(f, {GpuClass()}, {s0, s1}, {rule});
+  auto snap = BuildSnapshot(f, {GpuClass()}, {s0, s1}, {rule});
   EXPECT_EQ(snap->data().slices.ptrs_[0], s0);  // shared, not copied
   EXPECT_NE(snap->data().slices.ptrs_[1], s1);  // copied and tainted
   EXPECT_TRUE(s1->devices[1].taints.empty());
   EXPECT_EQ(snap->data().slices[1].devices[1].taints.size(), 1u);
-  Allocator::Config cfg = Cfg();
+  ComputeConfig cfg = Cfg();
   cfg.features = f;
-  auto a = Allocator::Create(cfg, snap, std::vector<ResourceClaim>{});
+  auto a = CreateAllocator(cfg, snap, std::vector<ResourceClaim>{});
   EXPECT_EQ(Pick(**a, "n1", 2), "unsatisfiable");
-  auto next = snap->WithSlice(Slice("n1", 3));
-  auto b = Allocator::Create(cfg, next, std::vector<ResourceClaim>{});
+  auto next = SnapshotWithSlice(*snap, Slice("n1", 3));
+  auto b = CreateAllocator(cfg, next, std::vector<ResourceClaim>{});
   EXPECT_EQ(Pick(**b, "n1", 2), "gpu-0,gpu-2");  // the rule applies to the new slice too
 }
 
@@ -305,20 +306,20 @@ TEST(SnapshotLazyTest, ConcurrentAllocatorsOverOneSnapshot) {
   }
   auto shared = std::make_shared<const std::vector<ResourceClaim>>(claims);
   // Expected answers from a private snapshot.
-  auto ref_snap = Snapshot::Build(Features{}, {GpuClass()}, slices, {});
-  auto ref = Allocator::Create(Cfg(), ref_snap, claims);
+  auto ref_snap = BuildSnapshot(Features{}, {GpuClass()}, slices, {});
+  auto ref = CreateAllocator(Cfg(), ref_snap, claims);
   std::vector<std::string> want;
   for (int i = 0; i < 16; ++i) want.push_back(Pick(**ref, "n" + std::to_string(i), 2));
   auto ref_state = (*ref)->State();
 
-  auto snap = Snapshot::Build(Features{}, {GpuClass()}, slices, {});
-  Allocator::Config cfg = Cfg();  // one SelectorCompiler shared by all threads
+  auto snap = BuildSnapshot(Features{}, {GpuClass()}, slices, {});
+  ComputeConfig cfg = Cfg();  // one SelectorCompiler shared by all threads
   std::vector<std::string> got(4 * 16);
   std::vector<std::thread> threads;
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&, t] {
-      auto a = t % 2 ? Allocator::Create(cfg, snap, shared)
-                     : Allocator::CreateFromState(cfg, snap, ref_state);
+      auto a = t % 2 ? CreateAllocator(cfg, snap, shared)
+                     : CreateAllocatorFromState(cfg, snap, ref_state);
       for (int k = 0; k < 16; ++k) {
         int i = (k + 4 * t) % 16;  // threads start on different pools
         got[size_t(16 * t + i)] = Pick(**a, "n" + std::to_string(i), 2);

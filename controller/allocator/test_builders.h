@@ -6,7 +6,7 @@
 #include <string>
 #include <utility>
 
-#include "controller/allocator/allocator.h"
+#include "controller/allocator/compute_api.h"
 
 namespace draco::alloc::testing {
 

@@ -67,33 +67,34 @@ std::optional<std::pair<std::string, std::string>> Split(std::string_view qualif
                         std::string(qualified.substr(slash + 1)));
 }
 
-const alloc::Attribute* Lookup(const alloc::Device& d, const std::string& driver,
-                               const std::pair<std::string, std::string>& qn) {
-  if (const auto* a = d.FindAttribute(qn.first + "/" + qn.second)) return a;
-  if (driver == qn.first) return d.FindAttribute(qn.second);
-  return nullptr;
+const api::DeviceAttribute* Lookup(const api::Device& d, const std::string& driver,
+                                   const std::pair<std::string, std::string>& qn) {
+  if (auto it = d.attributes.find(qn.first + "/" + qn.second); it != d.attributes.end()) {
+    return &it->second;
+  }
+  if (driver != qn.first) return nullptr;
+  auto it = d.attributes.find(qn.second);
+  return it == d.attributes.end() ? nullptr : &it->second;
 }
 
-// The value as text and as a CEL literal; nullopt for kinds that do not form domains.
-std::optional<std::pair<std::string, std::string>> Value(const alloc::Attribute& a) {
-  switch (a.kind) {
-    case alloc::Attribute::Kind::kString: {
-      std::string lit = "\"";
-      for (char c : a.s) {
-        if (c == '"' || c == '\\') lit += '\\';
-        lit += c;
-      }
-      return std::make_pair(a.s, lit + "\"");
-    }
-    case alloc::Attribute::Kind::kInt:
-      return std::make_pair(std::to_string(a.i), std::to_string(a.i));
-    case alloc::Attribute::Kind::kBool: {
-      std::string v = a.b ? "true" : "false";
-      return std::make_pair(v, v);
-    }
-    default:
-      return std::nullopt;
+// The value as text and as a CEL literal; nullopt for kinds that do not form domains (the
+// first member set decides, in the allocator's order: int, bool, string, then the others).
+std::optional<std::pair<std::string, std::string>> Value(const api::DeviceAttribute& a) {
+  if (a.int_value)
+    return std::make_pair(std::to_string(*a.int_value), std::to_string(*a.int_value));
+  if (a.bool_value) {
+    std::string v = *a.bool_value ? "true" : "false";
+    return std::make_pair(v, v);
   }
+  if (a.string_value) {
+    std::string lit = "\"";
+    for (char c : *a.string_value) {
+      if (c == '"' || c == '\\') lit += '\\';
+      lit += c;
+    }
+    return std::make_pair(*a.string_value, lit + "\"");
+  }
+  return std::nullopt;
 }
 
 void AddSelector(std::vector<api::DeviceSelector>& selectors, const std::string& cel) {
@@ -157,7 +158,7 @@ std::optional<GroupRef> GroupOf(const api::Pod& pod, const api::PodGroup* pod_gr
   return g;
 }
 
-StatusOr<std::vector<Domain>> DomainsOf(const std::vector<alloc::ResourceSlice>& slices,
+StatusOr<std::vector<Domain>> DomainsOf(const std::vector<SlicePtr>& slices,
                                         std::string_view attribute) {
   auto qn = Split(attribute);
   if (!qn) {
@@ -166,8 +167,8 @@ StatusOr<std::vector<Domain>> DomainsOf(const std::vector<alloc::ResourceSlice>&
   }
   std::map<std::string, Domain> by_value;
   for (const auto& s : slices) {
-    for (const auto& d : s.devices) {
-      const alloc::Attribute* a = Lookup(d, s.driver, *qn);
+    for (const auto& d : s->spec.devices) {
+      const api::DeviceAttribute* a = Lookup(d, s->spec.driver, *qn);
       if (!a) continue;
       auto v = Value(*a);
       if (!v) continue;
@@ -188,16 +189,16 @@ StatusOr<std::vector<Domain>> DomainsOf(const std::vector<alloc::ResourceSlice>&
   return out;
 }
 
-std::optional<std::string> DeviceDomain(const std::vector<alloc::ResourceSlice>& slices,
+std::optional<std::string> DeviceDomain(const std::vector<SlicePtr>& slices,
                                         std::string_view attribute, std::string_view driver,
                                         std::string_view pool, std::string_view device) {
   auto qn = Split(attribute);
   if (!qn) return std::nullopt;
   for (const auto& s : slices) {
-    if (s.driver != driver || s.pool != pool) continue;
-    for (const auto& d : s.devices) {
+    if (s->spec.driver != driver || s->spec.pool.name != pool) continue;
+    for (const auto& d : s->spec.devices) {
       if (d.name != device) continue;
-      const alloc::Attribute* a = Lookup(d, s.driver, *qn);
+      const api::DeviceAttribute* a = Lookup(d, s->spec.driver, *qn);
       if (!a) return std::nullopt;
       auto v = Value(*a);
       if (v) return v->first;

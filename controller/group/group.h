@@ -28,13 +28,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "base/status.h"
-#include "controller/allocator/model.h"
 #include "controller/api/types.h"
 #include "controller/api/workload_types.h"
 
@@ -86,11 +86,12 @@ struct Domain {
 // qualified by its slice's driver) among the devices of `slices`, fewest devices first (ties by
 // value), so a group takes the tightest domain it fits in. Only string, int and bool values
 // form domains. Error: the attribute name is not qualified.
-StatusOr<std::vector<Domain>> DomainsOf(const std::vector<alloc::ResourceSlice>& slices,
+using SlicePtr = std::shared_ptr<const api::ResourceSlice>;
+StatusOr<std::vector<Domain>> DomainsOf(const std::vector<SlicePtr>& slices,
                                         std::string_view attribute);
 
 // The domain value of an allocated device, if it carries `attribute`.
-std::optional<std::string> DeviceDomain(const std::vector<alloc::ResourceSlice>& slices,
+std::optional<std::string> DeviceDomain(const std::vector<SlicePtr>& slices,
                                         std::string_view attribute, std::string_view driver,
                                         std::string_view pool, std::string_view device);
 

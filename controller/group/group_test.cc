@@ -92,25 +92,22 @@ TEST(GroupOfTest, PodGroupGangAndBasic) {
   EXPECT_FALSE(GroupOf(p, &pg));  // basic policy: not a gang
 }
 
-alloc::ResourceSlice Slice(const std::string& pool,
-                           std::vector<std::pair<std::string, std::string>> devices_and_clique) {
-  alloc::ResourceSlice s;
-  s.driver = "gpu.example.com";
-  s.pool = pool;
+SlicePtr Slice(const std::string& pool,
+               std::vector<std::pair<std::string, std::string>> devices_and_clique) {
+  auto s = std::make_shared<api::ResourceSlice>();
+  s->spec.driver = "gpu.example.com";
+  s->spec.pool.name = pool;
   for (const auto& [name, clique] : devices_and_clique) {
-    alloc::Device d;
+    api::Device d;
     d.name = name;
-    alloc::Attribute a;
-    a.kind = alloc::Attribute::Kind::kString;
-    a.s = clique;
-    d.attributes.push_back({"clique", a});  // unqualified: the driver is the domain
-    s.devices.push_back(std::move(d));
+    d.attributes["clique"].string_value = clique;  // unqualified: the driver is the domain
+    s->spec.devices.push_back(std::move(d));
   }
   return s;
 }
 
 TEST(DomainsTest, DistinctValuesFewestDevicesFirst) {
-  std::vector<alloc::ResourceSlice> slices = {
+  std::vector<SlicePtr> slices = {
       Slice("n1", {{"g0", "a"}, {"g1", "a"}, {"g2", "b"}}),
       Slice("n2", {{"g0", "a"}, {"g1", "c\"x"}}),
   };

@@ -10,39 +10,47 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
-#include "controller/allocator/capacity.h"
+#include "controller/api/quantity.h"
 
 namespace draco::kubectl {
 namespace {
 
-using alloc::Amount;
+using api::Quantity;
 
 struct Sum {
-  Amount used = 0, total = 0;
+  Quantity used, total;
   bool binary = false;
 };
 
-std::string Format(Amount nanos, bool binary) {
-  return alloc::FormatAmount(
-      nanos, binary ? api::Quantity::Format::kBinarySI : api::Quantity::Format::kDecimalSI);
+// `q` in canonical form, in the binary or decimal SI format (as the allocator prints amounts).
+std::string Format(const Quantity& q, bool binary) {
+  const int64_t units = q.Value();
+  if (q == Quantity::FromInt64(units)) {
+    return Quantity::FromInt64(units,
+                               binary ? Quantity::Format::kBinarySI : Quantity::Format::kDecimalSI)
+        .ToString();
+  }
+  // Fractional: the quantity parser canonicalizes "<n>n" ("1500000000n" -> "1500m").
+  auto nanos = Quantity::Parse(std::to_string(q.ScaledValue(-9)) + "n");
+  return nanos.ok() ? nanos->ToString() : q.ToString();
 }
 
 AmountUse ToUse(const std::string& name, const Sum& s) {
   return {name, Format(s.used, s.binary), Format(s.total, s.binary),
-          Format(s.total - s.used, s.binary)};
+          Format(s.total.Sub(s.used), s.binary)};
 }
 
-bool IsBinary(const alloc::Qty& q) { return q.q.format() == api::Quantity::Format::kBinarySI; }
+bool IsBinary(const Quantity& q) { return q.format() == Quantity::Format::kBinarySI; }
 
 // driver/pool/device -> the allocation results that hold it (admin access excluded).
 using Holders = std::map<std::tuple<std::string, std::string, std::string>,
-                         std::vector<const alloc::DeviceRequestAllocationResult*>>;
+                         std::vector<const api::DeviceRequestAllocationResult*>>;
 
 Holders AllocatedDevices(const simulate::Simulation& sim) {
   Holders h;
   for (const auto& c : sim.claims) {
-    if (!c.allocation) continue;
-    for (const auto& r : c.allocation->results) {
+    if (!c.status.allocation) continue;
+    for (const auto& r : c.status.allocation->devices.results) {
       if (r.admin_access.value_or(false)) continue;
       h[{r.driver, r.pool, r.device}].push_back(&r);
     }
@@ -51,28 +59,34 @@ Holders AllocatedDevices(const simulate::Simulation& sim) {
 }
 
 // A taint with an effect (not "None") on the device, or from a DeviceTaintRule when the allocator
-// applies those rules (the same selection as the allocator's).
-bool Tainted(const alloc::ResourceSlice& s, const alloc::Device& d,
-             const std::vector<alloc::DeviceTaintRule>& rules, bool rules_apply) {
+// applies those rules (the same selection as the allocator's: a rule without a device selector
+// selects nothing, each field given must be equal).
+bool Tainted(const api::ResourceSliceSpec& s, const api::Device& d,
+             const std::vector<api::DeviceTaintRule>& rules, bool rules_apply) {
   for (const auto& t : d.taints) {
     if (t.effect != "None") return true;
   }
   if (!rules_apply) return false;
-  return std::any_of(rules.begin(), rules.end(), [&](const alloc::DeviceTaintRule& r) {
-    return r.taint.effect != "None" && r.Selects(s.driver, s.pool, d.name);
+  return std::any_of(rules.begin(), rules.end(), [&](const api::DeviceTaintRule& r) {
+    const auto& sel = r.spec.device_selector;
+    return r.spec.taint.effect != "None" && sel && (!sel->driver || *sel->driver == s.driver) &&
+           (!sel->pool || *sel->pool == s.pool.name) && (!sel->device || *sel->device == d.name);
   });
 }
 
 // The newest generation of each pool, as the allocator sees pools.
-std::vector<const alloc::ResourceSlice*> CurrentSlices(const simulate::Simulation& sim) {
+std::vector<const api::ResourceSliceSpec*> CurrentSlices(const simulate::Simulation& sim) {
   std::map<std::pair<std::string, std::string>, int64_t> newest;
-  for (const auto& s : sim.compute.slices) {
-    auto [it, fresh] = newest.try_emplace({s.driver, s.pool}, s.generation);
-    if (!fresh) it->second = std::max(it->second, s.generation);
+  for (const auto& s : sim.in.slices) {
+    const api::ResourceSliceSpec& spec = s->spec;
+    auto [it, fresh] = newest.try_emplace({spec.driver, spec.pool.name}, spec.pool.generation);
+    if (!fresh) it->second = std::max(it->second, spec.pool.generation);
   }
-  std::vector<const alloc::ResourceSlice*> out;
-  for (const auto& s : sim.compute.slices) {
-    if (s.generation == newest[{s.driver, s.pool}]) out.push_back(&s);
+  std::vector<const api::ResourceSliceSpec*> out;
+  for (const auto& s : sim.in.slices) {
+    if (s->spec.pool.generation == newest[{s->spec.driver, s->spec.pool.name}]) {
+      out.push_back(&s->spec);
+    }
   }
   return out;
 }
@@ -82,57 +96,57 @@ struct PoolAcc {
   std::map<std::string, Sum> capacity;
 };
 
-void AddDevice(const alloc::ResourceSlice& s, const alloc::Device& d, const Holders& held,
-               const std::vector<alloc::DeviceTaintRule>& rules, bool rules_apply, PoolAcc& acc,
+void AddDevice(const api::ResourceSliceSpec& s, const api::Device& d, const Holders& held,
+               const std::vector<api::DeviceTaintRule>& rules, bool rules_apply, PoolAcc& acc,
                std::map<std::tuple<std::string, std::string, std::string>, Sum>& counters) {
   ++acc.row.devices;
-  auto h = held.find({s.driver, s.pool, d.name});
+  auto h = held.find({s.driver, s.pool.name, d.name});
   bool allocated = h != held.end();
   allocated ? ++acc.row.allocated : ++acc.row.free;
   if (Tainted(s, d, rules, rules_apply)) ++acc.row.tainted;
   for (const auto& [name, cap] : d.capacity) {
     Sum& sum = acc.capacity[name];
-    sum.total += cap.value.nanos;
+    sum.total = sum.total.Add(cap.value);
     sum.binary = sum.binary || IsBinary(cap.value);
     if (!allocated) continue;
     for (const auto* r : h->second) {
-      auto c = std::find_if(r->consumed_capacity.begin(), r->consumed_capacity.end(),
-                            [&](const auto& e) { return e.first == name; });
-      sum.used += c != r->consumed_capacity.end() ? c->second.nanos : cap.value.nanos;
+      auto c = r->consumed_capacity.find(name);
+      sum.used = sum.used.Add(c != r->consumed_capacity.end() ? c->second : cap.value);
       if (c == r->consumed_capacity.end()) break;  // exclusively held: its whole capacity
     }
   }
   if (!allocated) return;
   for (const auto& cc : d.consumes_counters) {
     for (const auto& [counter, q] : cc.counters) {
-      Sum& sum = counters[{s.driver + "/" + s.pool, cc.counter_set, counter}];
-      sum.used += q.nanos;  // a shared device consumes its counters once
-      sum.binary = sum.binary || IsBinary(q);
+      Sum& sum = counters[{s.driver + "/" + s.pool.name, cc.counter_set, counter}];
+      sum.used = sum.used.Add(q.value);  // a shared device consumes its counters once
+      sum.binary = sum.binary || IsBinary(q.value);
     }
   }
 }
 
 // A claim (never written anywhere) asking for `count` devices of class `cls`.
-alloc::ResourceClaim ProbeClaim(const std::string& cls, int64_t count) {
-  alloc::ResourceClaim c;
-  c.namespace_name = "default";
-  c.name = "kubectl-draco-probe";
-  alloc::RequestSpec spec;
-  spec.name = "probe";
-  spec.device_class_name = cls;
-  spec.allocation_mode = "ExactCount";
-  spec.count = count;
-  c.requests.push_back(alloc::DeviceRequest{"probe", spec, {}});
+api::ResourceClaim ProbeClaim(const std::string& cls, int64_t count) {
+  api::ResourceClaim c;
+  c.metadata.namespace_ = "default";
+  c.metadata.name = "kubectl-draco-probe";
+  api::DeviceRequest r;
+  r.name = "probe";
+  r.exactly.emplace();
+  r.exactly->device_class_name = cls;
+  r.exactly->allocation_mode = "ExactCount";
+  r.exactly->count = count;
+  c.spec.devices.requests.push_back(std::move(r));
   return c;
 }
 
 // The largest ExactCount request of `cls` the allocator would still satisfy on `node`.
-FitRow LargestFit(simulate::Simulation& sim, const std::string& cls, const alloc::Node& node,
+FitRow LargestFit(simulate::Simulation& sim, const std::string& cls, const api::Node& node,
                   int64_t upper) {
-  FitRow row{cls, node.name, 0, ""};
+  FitRow row{cls, node.metadata.name, 0, ""};
   auto fits = [&](int64_t n) {
-    alloc::ResourceClaim c = ProbeClaim(cls, n);
-    alloc::Outcome o = sim.allocator->AllocateOnAnyNode(std::span(&node, 1), {&c});
+    api::ResourceClaim c = ProbeClaim(cls, n);
+    alloc::Outcome o = sim.allocator->AllocateOnAnyNode({&node}, {&c});
     if (o.kind == alloc::Outcome::Kind::kError) row.error = o.message;
     return o.kind == alloc::Outcome::Kind::kAllocated;
   };
@@ -147,8 +161,8 @@ FitRow LargestFit(simulate::Simulation& sim, const std::string& cls, const alloc
 
 // Whether any device on `node` passes the class's selectors (used or not): the allocator's funnel
 // for a one-device probe. Rows of classes that have no device on a node are left out.
-bool ClassHasDevicesOn(simulate::Simulation& sim, const std::string& cls, const alloc::Node& node) {
-  alloc::ResourceClaim c = ProbeClaim(cls, 1);
+bool ClassHasDevicesOn(simulate::Simulation& sim, const std::string& cls, const api::Node& node) {
+  api::ResourceClaim c = ProbeClaim(cls, 1);
   alloc::Explanation e = sim.allocator->Explain(node, {&c});
   for (const auto& r : e.requests) {
     for (const auto& st : r.stages) {
@@ -166,12 +180,12 @@ PoolsReport ComputePools(simulate::Simulation& sim, const PoolsFilter& filter) {
   std::map<std::tuple<std::string, std::string, std::string>, Sum> counters;
   std::map<std::string, int64_t> free_on_node;  // node-local free devices
   int64_t free_shared = 0;                      // free devices not local to one node
-  for (const alloc::ResourceSlice* s : CurrentSlices(sim)) {
+  for (const api::ResourceSliceSpec* s : CurrentSlices(sim)) {
     for (const auto& cs : s->shared_counters) {
       for (const auto& [counter, q] : cs.counters) {
-        Sum& sum = counters[{s->driver + "/" + s->pool, cs.name, counter}];
-        sum.total += q.nanos;
-        sum.binary = sum.binary || IsBinary(q);
+        Sum& sum = counters[{s->driver + "/" + s->pool.name, cs.name, counter}];
+        sum.total = sum.total.Add(q.value);
+        sum.binary = sum.binary || IsBinary(q.value);
       }
     }
     for (const auto& d : s->devices) {
@@ -179,12 +193,12 @@ PoolsReport ComputePools(simulate::Simulation& sim, const PoolsFilter& filter) {
       bool shown = (filter.driver.empty() || filter.driver == s->driver) &&
                    (filter.node.empty() || filter.node == node);
       PoolAcc scratch;
-      PoolAcc& acc = shown ? pools[{s->driver, s->pool, node}] : scratch;
+      PoolAcc& acc = shown ? pools[{s->driver, s->pool.name, node}] : scratch;
       acc.row.driver = s->driver;
-      acc.row.pool = s->pool;
+      acc.row.pool = s->pool.name;
       acc.row.node = node;
       int64_t was_free = acc.row.free;
-      AddDevice(*s, d, held, sim.compute.rules, sim.features.device_taint_rules, acc, counters);
+      AddDevice(*s, d, held, sim.in.rules, sim.features.device_taint_rules, acc, counters);
       if (acc.row.free > was_free) (node.empty() ? free_shared : free_on_node[node]) += 1;
     }
   }
@@ -199,15 +213,17 @@ PoolsReport ComputePools(simulate::Simulation& sim, const PoolsFilter& filter) {
     if (!filter.driver.empty() && filter.driver != driver) continue;
     r.counters.push_back({driver, pool, ToUse(set + "/" + counter, sum)});
   }
-  for (const auto& cls : sim.compute.classes) {
-    if (!filter.device_class.empty() && filter.device_class != cls.name) continue;
-    for (const auto& n : sim.compute.nodes) {
-      if (!filter.node.empty() && filter.node != n.name) continue;
-      auto it = free_on_node.find(n.name);
+  for (const auto& c : sim.in.classes) {
+    const std::string& cls = c.metadata.name;
+    if (!filter.device_class.empty() && filter.device_class != cls) continue;
+    for (const auto& node : sim.in.cluster.nodes) {
+      const api::Node& n = *node;
+      if (!filter.node.empty() && filter.node != n.metadata.name) continue;
+      auto it = free_on_node.find(n.metadata.name);
       int64_t upper = free_shared + (it == free_on_node.end() ? 0 : it->second);
       if (upper == 0 && it == free_on_node.end()) continue;  // no devices here at all
-      FitRow row = LargestFit(sim, cls.name, n, upper);
-      if (row.largest == 0 && row.error.empty() && !ClassHasDevicesOn(sim, cls.name, n)) continue;
+      FitRow row = LargestFit(sim, cls, n, upper);
+      if (row.largest == 0 && row.error.empty() && !ClassHasDevicesOn(sim, cls, n)) continue;
       r.fits.push_back(std::move(row));
     }
   }

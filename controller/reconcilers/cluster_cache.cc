@@ -370,9 +370,21 @@ TemplatePtr ClusterCache::GetTemplate(const std::string& ns, const std::string& 
   return Find(templates_, Key(ns, name));
 }
 
-void ClusterCache::UpsertClass(const std::string& name, alloc::DeviceClass model) {
+SliceEntry MakeSliceEntry(SlicePtr slice) {
+  SliceEntry e;
+  e.name = slice->metadata.name;
+  e.driver = slice->spec.driver;
+  e.pool = slice->spec.pool.name;
+  e.node_name = slice->spec.node_name.value_or("");
+  e.device_count = static_cast<int64_t>(slice->spec.devices.size());
+  e.slice = std::move(slice);
+  return e;
+}
+
+void ClusterCache::UpsertClass(ClassPtr cls) {
   std::unique_lock l(mu_);
-  classes_[name] = std::move(model);
+  std::string name = cls->metadata.name;
+  classes_[name] = std::move(cls);
   ++gen_.inputs;
 }
 
@@ -413,9 +425,10 @@ void ClusterCache::DeleteSlice(const std::string& name) {
   ++gen_.inputs;
 }
 
-void ClusterCache::UpsertTaintRule(const std::string& name, alloc::DeviceTaintRule model) {
+void ClusterCache::UpsertTaintRule(api::DeviceTaintRule rule) {
   std::unique_lock l(mu_);
-  taint_rules_[name] = std::move(model);
+  std::string name = rule.metadata.name;
+  taint_rules_[name] = std::move(rule);
   ++gen_.inputs;
 }
 
@@ -425,9 +438,10 @@ void ClusterCache::DeleteTaintRule(const std::string& name) {
   ++gen_.inputs;
 }
 
-void ClusterCache::UpsertPolicy(const std::string& name, alloc::AllocationPolicy model) {
+void ClusterCache::UpsertPolicy(api::AllocationPolicy policy) {
   std::unique_lock l(mu_);
-  policies_[name] = std::move(model);
+  std::string name = policy.metadata.name;
+  policies_[name] = std::move(policy);
   ++gen_.inputs;
 }
 
@@ -460,33 +474,33 @@ std::vector<NodePtr> ClusterCache::Nodes() const {
   return out;
 }
 
-std::vector<alloc::DeviceClass> ClusterCache::ClassModels() const {
+std::vector<api::DeviceClass> ClusterCache::DeviceClasses() const {
   std::shared_lock l(mu_);
-  std::vector<alloc::DeviceClass> out;
-  for (const auto& [n, c] : classes_) out.push_back(c);
+  std::vector<api::DeviceClass> out;
+  for (const auto& [n, c] : classes_) out.push_back(*c);
   return out;
 }
 
-std::vector<alloc::ResourceSlice> ClusterCache::SliceModels() const {
+std::vector<SlicePtr> ClusterCache::Slices() const {
   std::shared_lock l(mu_);
-  std::vector<alloc::ResourceSlice> out;
+  std::vector<SlicePtr> out;
   out.reserve(slices_.size());
   for (const auto& [n, s] : slices_) {
-    if (s.model) out.push_back(*s.model);
+    if (s.slice) out.push_back(s.slice);
   }
   return out;
 }
 
-std::vector<alloc::DeviceTaintRule> ClusterCache::TaintRuleModels() const {
+std::vector<api::DeviceTaintRule> ClusterCache::TaintRules() const {
   std::shared_lock l(mu_);
-  std::vector<alloc::DeviceTaintRule> out;
+  std::vector<api::DeviceTaintRule> out;
   for (const auto& [n, r] : taint_rules_) out.push_back(r);
   return out;
 }
 
-std::vector<alloc::AllocationPolicy> ClusterCache::PolicyModels() const {
+std::vector<api::AllocationPolicy> ClusterCache::Policies() const {
   std::shared_lock l(mu_);
-  std::vector<alloc::AllocationPolicy> out;
+  std::vector<api::AllocationPolicy> out;
   out.reserve(policies_.size());
   for (const auto& [n, p] : policies_) out.push_back(p);
   return out;
@@ -524,19 +538,19 @@ std::vector<metrics::CounterInventory> ClusterCache::PoolCountersLocked(
     r.counter = counter;
     return r;
   };
-  auto as_double = [](const alloc::Qty& q) { return static_cast<double>(q.nanos) / 1e9; };
+  auto value = [](const api::Counter& c) { return c.value.AsApproximateFloat64(); };
   for (const auto& n : names) {
     auto it = slices_.find(n);
-    if (it == slices_.end() || !it->second.model) continue;
-    for (const auto& cs : it->second.model->shared_counters) {
-      for (const auto& [counter, q] : cs.counters) row(cs.name, counter).capacity += as_double(q);
+    if (it == slices_.end() || !it->second.slice) continue;
+    for (const auto& cs : it->second.slice->spec.shared_counters) {
+      for (const auto& [counter, c] : cs.counters) row(cs.name, counter).capacity += value(c);
     }
   }
   if (rows.empty()) return {};
   for (const auto& n : names) {
     auto it = slices_.find(n);
-    if (it == slices_.end() || !it->second.model) continue;
-    for (const auto& d : it->second.model->devices) {
+    if (it == slices_.end() || !it->second.slice) continue;
+    for (const auto& d : it->second.slice->spec.devices) {
       if (d.consumes_counters.empty()) continue;
       auto a = allocated_.find(DeviceId{driver, pool, d.name});
       if (a == allocated_.end()) continue;
@@ -544,9 +558,9 @@ std::vector<metrics::CounterInventory> ClusterCache::PoolCountersLocked(
       for (const auto& u : a->second) consumes = consumes || !u.admin_access;
       if (!consumes) continue;
       for (const auto& cc : d.consumes_counters) {
-        for (const auto& [counter, q] : cc.counters) {
+        for (const auto& [counter, c] : cc.counters) {
           auto r = rows.find({cc.counter_set, counter});
-          if (r != rows.end()) r->second.used += as_double(q);
+          if (r != rows.end()) r->second.used += value(c);
         }
       }
     }

@@ -34,7 +34,7 @@
 #include <vector>
 
 #include "base/clock.h"
-#include "controller/allocator/model.h"
+#include "controller/api/policy_types.h"
 #include "controller/api/types.h"
 #include "controller/api/workload_types.h"
 #include "controller/feasibility/snapshot.h"
@@ -44,15 +44,20 @@
 
 namespace draco::reconcilers {
 
-// One node-local or shared ResourceSlice in both representations.
+using ClassPtr = std::shared_ptr<const api::DeviceClass>;
+using SlicePtr = std::shared_ptr<const api::ResourceSlice>;
+
+// One node-local or shared ResourceSlice, with the fields the indexes use.
 struct SliceEntry {
   std::string name;
   std::string driver;
   std::string pool;
   std::string node_name;  // "" for slices not bound to one node
   int64_t device_count = 0;
-  std::shared_ptr<const alloc::ResourceSlice> model;
+  SlicePtr slice;
 };
+// The entry for `slice` (name, driver, pool, node name and device count taken from it).
+SliceEntry MakeSliceEntry(SlicePtr slice);
 
 struct DeviceId {
   std::string driver, pool, device;
@@ -76,14 +81,15 @@ class ClusterCache {
   void DeleteClaim(const std::string& ns, const std::string& name);
   void UpsertTemplate(TemplatePtr t);
   void DeleteTemplate(const std::string& ns, const std::string& name);
-  void UpsertClass(const std::string& name, alloc::DeviceClass model);
+  void UpsertClass(ClassPtr cls);
   void DeleteClass(const std::string& name);
   void UpsertSlice(SliceEntry slice);
   void DeleteSlice(const std::string& name);
-  void UpsertTaintRule(const std::string& name, alloc::DeviceTaintRule model);
+  void UpsertTaintRule(api::DeviceTaintRule rule);
   void DeleteTaintRule(const std::string& name);
-  // draco.dev AllocationPolicies (optional CRD); part of the allocator inputs.
-  void UpsertPolicy(const std::string& name, alloc::AllocationPolicy model);
+  // draco.dev AllocationPolicies (optional CRD); part of the allocator inputs. Only policies that
+  // pass alloc::ValidatePolicy are stored (the informer checks).
+  void UpsertPolicy(api::AllocationPolicy policy);
   void DeletePolicy(const std::string& name);
   void UpsertNode(NodePtr node);
   void DeleteNode(const std::string& name);
@@ -153,12 +159,11 @@ class ClusterCache {
   bool WaitClaimsObserved(const std::vector<ClaimPtr>& claims, Clock& clock,
                           Clock::TimePoint deadline) const;
 
-  // Allocator inputs.
-  std::vector<alloc::DeviceClass> ClassModels() const;
-  std::vector<alloc::ResourceSlice> SliceModels() const;
-  std::vector<alloc::DeviceTaintRule> TaintRuleModels() const;
-  // AllocationPolicies sorted by name.
-  std::vector<alloc::AllocationPolicy> PolicyModels() const;
+  // Allocator inputs (API objects; the allocator converts them into its own form), by name.
+  std::vector<api::DeviceClass> DeviceClasses() const;
+  std::vector<SlicePtr> Slices() const;
+  std::vector<api::DeviceTaintRule> TaintRules() const;
+  std::vector<api::AllocationPolicy> Policies() const;
   CacheGenerations Generations() const;
   // Claims that gained an allocation after log position `seq`, oldest first; `*end` receives the
   // newest position. Lets the allocator commit allocations made by others incrementally.
@@ -215,10 +220,10 @@ class ClusterCache {
   mutable std::mutex observed_mu_;
   mutable std::unordered_multimap<std::string, std::condition_variable*> observed_waiters_;
   std::unordered_map<std::string, TemplatePtr> templates_;
-  std::map<std::string, alloc::DeviceClass> classes_;
+  std::map<std::string, ClassPtr> classes_;
   std::map<std::string, SliceEntry> slices_;
-  std::map<std::string, alloc::DeviceTaintRule> taint_rules_;
-  std::map<std::string, alloc::AllocationPolicy> policies_;
+  std::map<std::string, api::DeviceTaintRule> taint_rules_;
+  std::map<std::string, api::AllocationPolicy> policies_;
   std::map<std::string, NodePtr> nodes_;
   feasibility::Snapshot storage_;  // only the PV/PVC/StorageClass/CSINode/Namespace maps
   std::unordered_map<std::string, PodGroupPtr> pod_groups_;  // ns/name

@@ -94,8 +94,8 @@ feasibility::Snapshot ClusterCache::FeasibilitySnapshot(const std::string& exclu
   for (const auto& [name, n] : nodes_) s.nodes.push_back(n);
   for (const auto& [name, c] : classes_) {
     s.dra_extended_resources.insert(std::string(api::kDeviceClassResourcePrefix) + name);
-    if (!c.extended_resource_name.empty())
-      s.dra_extended_resources.insert(c.extended_resource_name);
+    const auto& ext = c->spec.extended_resource_name;
+    if (ext && !ext->empty()) s.dra_extended_resources.insert(*ext);
   }
   s.pods.reserve(live_pods_.size());
   for (const auto& [key, live] : live_pods_) {

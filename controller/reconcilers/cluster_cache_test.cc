@@ -271,23 +271,32 @@ TEST(ClusterCacheTest, InventoryCountsPoolsAndClaims) {
 // partitionable devices); a device shared by two claims consumes once.
 TEST(ClusterCacheTest, InventoryCountsCounterUsePerPool) {
   ClusterCache cache;
-  auto qty = [](const char* v) { return *alloc::Qty::Parse(v); };
-  auto counters = std::make_shared<alloc::ResourceSlice>();
-  counters->driver = "drv";
-  counters->pool = "node-0";
-  counters->shared_counters.push_back({"gpu-0", {{"memory", qty("80Gi")}, {"sm", qty("100")}}});
-  SliceEntry s{"counters", "drv", "node-0", "node-0", 0, counters};
-  cache.UpsertSlice(s);
-  auto parts = std::make_shared<alloc::ResourceSlice>();
-  parts->driver = "drv";
-  parts->pool = "node-0";
+  auto counter = [](const char* v) { return api::Counter{*api::Quantity::Parse(v), {}}; };
+  auto counters = std::make_shared<api::ResourceSlice>();
+  counters->metadata.name = "counters";
+  counters->spec.driver = "drv";
+  counters->spec.pool.name = "node-0";
+  counters->spec.node_name = "node-0";
+  api::CounterSet set;
+  set.name = "gpu-0";
+  set.counters = {{"memory", counter("80Gi")}, {"sm", counter("100")}};
+  counters->spec.shared_counters.push_back(set);
+  cache.UpsertSlice(MakeSliceEntry(counters));
+  auto parts = std::make_shared<api::ResourceSlice>();
+  parts->metadata.name = "parts";
+  parts->spec.driver = "drv";
+  parts->spec.pool.name = "node-0";
+  parts->spec.node_name = "node-0";
   for (const char* d : {"d0", "d1", "d2"}) {
-    alloc::Device dev;
+    api::Device dev;
     dev.name = d;
-    dev.consumes_counters.push_back({"gpu-0", {{"memory", qty("20Gi")}, {"sm", qty("30")}}, {}});
-    parts->devices.push_back(dev);
+    api::DeviceCounterConsumption use;
+    use.counter_set = "gpu-0";
+    use.counters = {{"memory", counter("20Gi")}, {"sm", counter("30")}};
+    dev.consumes_counters.push_back(use);
+    parts->spec.devices.push_back(dev);
   }
-  cache.UpsertSlice(SliceEntry{"parts", "drv", "node-0", "node-0", 3, parts});
+  cache.UpsertSlice(MakeSliceEntry(parts));
   cache.UpsertClaim(Claim("a", "1", {"d0", "d1"}, true));
   cache.UpsertClaim(Claim("b", "2", {"d1"}, true));
   auto inv = cache.Inventory();

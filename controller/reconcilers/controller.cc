@@ -295,7 +295,7 @@ StatusOr<Result> Controller::SyncPod(const std::string& ns, const std::string& n
   PodClaims claims;
   if (options_.allocate && options_.extended_resources && HasSchedulingGate(*pod) &&
       pod->spec.node_name.empty()) {
-    claims.planned_extended = PlannedExtendedClaim(*pod, cache_.ClassModels());
+    claims.planned_extended = PlannedExtendedClaim(*pod, cache_.DeviceClasses());
   }
   if (pod->spec.resource_claims.empty() && !claims.planned_extended) {
     // A gated pod without claims has nothing to wait for.

@@ -29,19 +29,11 @@ bool PodConsumesClaims(const api::Pod& pod) {
 
 std::string ExtendedClaimName(const api::Pod& pod) { return api::ExtendedResourceClaimName(pod); }
 
-ClaimPtr PlannedExtendedClaim(const api::Pod& pod, const std::vector<alloc::DeviceClass>& classes) {
+ClaimPtr PlannedExtendedClaim(const api::Pod& pod, const std::vector<api::DeviceClass>& classes) {
   if (!ExtendedClaimName(pod).empty()) return nullptr;
-  std::vector<api::DeviceClass> views;
-  views.reserve(classes.size());
-  for (const auto& c : classes) {
-    api::DeviceClass v;
-    v.metadata.name = c.name;
-    v.metadata.creation_timestamp = c.creation_timestamp;
-    if (!c.extended_resource_name.empty()) v.spec.extended_resource_name = c.extended_resource_name;
-    views.push_back(std::move(v));
-  }
   std::vector<const api::DeviceClass*> ptrs;
-  for (const auto& v : views) ptrs.push_back(&v);
+  ptrs.reserve(classes.size());
+  for (const auto& c : classes) ptrs.push_back(&c);
   auto plan = api::PlanExtendedResources(pod, api::MapExtendedResourceClasses(ptrs), nullptr);
   if (!plan.ok() || plan->empty()) return nullptr;  // without a node there is no error case
   api::ResourceClaim c = api::NewExtendedResourceClaim(pod, std::move(plan->requests));

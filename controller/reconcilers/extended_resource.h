@@ -24,7 +24,6 @@
 #include <string>
 #include <vector>
 
-#include "controller/allocator/model.h"
 #include "controller/api/types.h"
 #include "controller/reconcilers/cluster_cache.h"
 
@@ -44,6 +43,6 @@ std::string ExtendedClaimName(const api::Pod& pod);
 // extended resource a class in `classes` serves, or kube-scheduler already recorded its claim.
 // Node allocatable is not consulted: a resource a DeviceClass serves is planned through DRA
 // even where a device plugin also offers it.
-ClaimPtr PlannedExtendedClaim(const api::Pod& pod, const std::vector<alloc::DeviceClass>& classes);
+ClaimPtr PlannedExtendedClaim(const api::Pod& pod, const std::vector<api::DeviceClass>& classes);
 
 }  // namespace draco::reconcilers

@@ -125,10 +125,10 @@ TEST(PlannedExtendedClaimTest, GatedPodIsPlannedPinnedAndHeldUntilSchedulerClaim
   ControllerOptions opts;
   opts.observe_timeout = Clock::Duration::zero();
   Controller ctrl{cache, writer, allocator, events, queue, clock, nullptr, opts};
-  alloc::DeviceClass cls;
-  cls.name = "gpu";
-  cls.extended_resource_name = "example.com/gpu";
-  cache.UpsertClass("gpu", cls);
+  api::DeviceClass cls;
+  cls.metadata.name = "gpu";
+  cls.spec.extended_resource_name = "example.com/gpu";
+  cache.UpsertClass(std::make_shared<const api::DeviceClass>(cls));
   api::Node n;
   n.metadata.name = "node-0";
   api::NodeCondition ready;
@@ -155,7 +155,7 @@ TEST(PlannedExtendedClaimTest, GatedPodIsPlannedPinnedAndHeldUntilSchedulerClaim
 
   ctrl.OnPod(nullptr, cache.GetPod("ns", "classic"));
   EXPECT_TRUE(queue.added.count("pod:ns/classic")) << "a gated extended-resource pod is synced";
-  ClaimPtr planned = PlannedExtendedClaim(p, cache.ClassModels());
+  ClaimPtr planned = PlannedExtendedClaim(p, cache.DeviceClasses());
   ASSERT_TRUE(planned != nullptr);
   EXPECT_EQ(planned->spec.devices.requests.at(0).name, "container-0-request-0");
   EXPECT_EQ(planned->spec.devices.requests.at(0).exactly->device_class_name, "gpu");
@@ -184,7 +184,7 @@ TEST(PlannedExtendedClaimTest, GatedPodIsPlannedPinnedAndHeldUntilSchedulerClaim
   api::Pod recorded = p;
   recorded.status.extended_resource_claim_status.emplace();
   recorded.status.extended_resource_claim_status->resource_claim_name = real.metadata.name;
-  EXPECT_EQ(PlannedExtendedClaim(recorded, cache.ClassModels()), nullptr);
+  EXPECT_EQ(PlannedExtendedClaim(recorded, cache.DeviceClasses()), nullptr);
 }
 
 }  // namespace

@@ -9,7 +9,7 @@
 #include <benchmark/benchmark.h>
 #include <spdlog/spdlog.h>
 
-#include "controller/allocator/selector.h"
+#include "controller/allocator/allocator.h"
 #include "controller/reconcilers/controller.h"
 #include "controller/reconcilers/snapshot_allocator.h"
 #include "controller/reconcilers/testing_fakes.h"

@@ -73,7 +73,7 @@ StatusOr<Result> Controller::SyncGroupMember(const api::Pod& pod, const PodClaim
     std::optional<std::string> selector;
     if (!g.match_attribute.empty()) {
       if (auto value = GroupDomainInUse(g, members)) {
-        auto domains = group::DomainsOf(cache_.SliceModels(), g.match_attribute);
+        auto domains = group::DomainsOf(cache_.Slices(), g.match_attribute);
         if (domains.ok()) {
           for (const auto& d : *domains) {
             if (d.value == *value) selector = d.selector;
@@ -147,7 +147,7 @@ StatusOr<Result> Controller::AllocateGroup(const api::Pod& pod, const PodClaims&
   const bool constrained = !g.match_attribute.empty();
   std::vector<group::Domain> domains;
   if (constrained) {
-    auto all = group::DomainsOf(cache_.SliceModels(), g.match_attribute);
+    auto all = group::DomainsOf(cache_.Slices(), g.match_attribute);
     if (!all.ok()) {
       l.unlock();
       for (const auto& m : members) {
@@ -206,7 +206,7 @@ bool Controller::ResolveGroupMembers(const api::Pod& pod, const PodClaims& pc,
       m.claims = pc;
     } else {
       if (options_.extended_resources) {
-        m.claims.planned_extended = PlannedExtendedClaim(*m.pod, cache_.ClassModels());
+        m.claims.planned_extended = PlannedExtendedClaim(*m.pod, cache_.DeviceClasses());
       }
       auto st = EnsureGeneratedClaims(*m.pod, m.claims, /*may_write=*/false);
       if (!st.ok() || !m.claims.missing.empty()) {
@@ -431,7 +431,7 @@ StatusOr<size_t> Controller::RollBackGroup(const group::GroupRef& g,
 
 std::optional<std::string> Controller::GroupDomainInUse(const group::GroupRef& g,
                                                         const std::vector<PodPtr>& members) const {
-  std::vector<alloc::ResourceSlice> slices;
+  std::vector<SlicePtr> slices;
   for (const auto& p : members) {
     if (p->metadata.deletion_timestamp || IsPodDone(*p)) continue;
     for (const auto& pc : p->spec.resource_claims) {
@@ -440,7 +440,7 @@ std::optional<std::string> Controller::GroupDomainInUse(const group::GroupRef& g
       ClaimPtr c = cache_.GetClaim(p->metadata.namespace_, *r->name);
       if (!c || !c->status.allocation) continue;
       for (const auto& d : c->status.allocation->devices.results) {
-        if (slices.empty()) slices = cache_.SliceModels();
+        if (slices.empty()) slices = cache_.Slices();
         auto v = group::DeviceDomain(slices, g.match_attribute, d.driver, d.pool, d.device);
         if (v) return v;
       }

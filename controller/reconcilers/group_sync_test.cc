@@ -3,7 +3,7 @@
 // match attribute, is released together, and never leaves devices with part of a group.
 #include <gtest/gtest.h>
 
-#include "controller/allocator/selector.h"
+#include "controller/allocator/allocator.h"
 #include "controller/reconcilers/controller.h"
 #include "controller/reconcilers/snapshot_allocator.h"
 #include "controller/reconcilers/testing_fakes.h"

@@ -2,7 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
-#include "controller/allocator/from_api.h"
+#include "controller/allocator/allocator.h"
 #include "controller/api/codec.h"
 #include "controller/reconcilers/api_writer.h"
 #include "k8sclient/api_error.h"
@@ -244,7 +244,7 @@ void Informers::OnClass(const k8s::ObjectPtr& obj, bool deleted) {
       spdlog::warn("skipping DeviceClass {}: {}", obj->name(), m.status().ToString());
       return;
     }
-    cache_.UpsertClass(obj->name(), alloc::ToAllocClass(*m));
+    cache_.UpsertClass(std::make_shared<const api::DeviceClass>(std::move(*m)));
   }
   InputsChanged();
 }
@@ -258,15 +258,7 @@ void Informers::OnSlice(const k8s::ObjectPtr& obj, bool deleted) {
       spdlog::warn("skipping ResourceSlice {}: {}", obj->name(), a.status().ToString());
       return;
     }
-    alloc::ResourceSlice m = alloc::ToAllocSlice(*a);
-    SliceEntry e;
-    e.name = obj->name();
-    e.driver = m.driver;
-    e.pool = m.pool;
-    e.node_name = m.node_name.value_or("");
-    e.device_count = static_cast<int64_t>(m.devices.size());
-    e.model = std::make_shared<const alloc::ResourceSlice>(std::move(m));
-    cache_.UpsertSlice(std::move(e));
+    cache_.UpsertSlice(MakeSliceEntry(std::make_shared<const api::ResourceSlice>(std::move(*a))));
   }
   InputsChanged();
 }
@@ -280,7 +272,7 @@ void Informers::OnTaintRule(const k8s::ObjectPtr& obj, bool deleted) {
       spdlog::warn("skipping DeviceTaintRule {}: {}", obj->name(), m.status().ToString());
       return;
     }
-    cache_.UpsertTaintRule(obj->name(), alloc::ToAllocTaintRule(*m));
+    cache_.UpsertTaintRule(std::move(*m));
   }
   InputsChanged();
 }
@@ -307,13 +299,12 @@ void Informers::OnPolicy(const k8s::ObjectPtr& obj, bool deleted) {
     spdlog::info("AllocationPolicy {} deleted", obj->name());
     cache_.DeletePolicy(obj->name());
   } else {
-    auto decoded = api::Decode<api::AllocationPolicy>(obj->json());
-    auto m = decoded.ok() ? alloc::ToAllocPolicy(*decoded)
-                          : StatusOr<alloc::AllocationPolicy>(decoded.status());
-    if (!m.ok()) {
+    auto m = api::Decode<api::AllocationPolicy>(obj->json());
+    Status valid = m.ok() ? alloc::ValidatePolicy(*m) : m.status();
+    if (!valid.ok()) {
       std::string msg =
           "AllocationPolicy " + obj->name() +
-          " ignored (its last valid version, if any, stays in effect): " + m.status().message();
+          " ignored (its last valid version, if any, stays in effect): " + valid.message();
       spdlog::warn("{}", msg);
       if (auto a = Attach(); a.events != nullptr) {
         EventTarget t{"draco.dev/v1alpha1", "AllocationPolicy", "", obj->name(), obj->uid()};
@@ -321,9 +312,10 @@ void Informers::OnPolicy(const k8s::ObjectPtr& obj, bool deleted) {
       }
       return;
     }
+    const api::AllocationPolicySpec& spec = *m->spec;  // ValidatePolicy: present
     spdlog::info("AllocationPolicy {} in effect (strategy {}, {} namespace limit(s))", obj->name(),
-                 alloc::StrategyName(m->strategy), m->namespace_limits.size());
-    cache_.UpsertPolicy(obj->name(), std::move(*m));
+                 spec.strategy.empty() ? "FirstFit" : spec.strategy, spec.namespace_limits.size());
+    cache_.UpsertPolicy(std::move(*m));
   }
   InputsChanged();
 }

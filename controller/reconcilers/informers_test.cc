@@ -166,19 +166,19 @@ TEST(InformersTest, AbsentPolicyCrdCountsAsSyncedAndIsProbedAgain) {
   inf.Start();
   ASSERT_TRUE(Eventually([&] { return inf.HasSynced(); }));
   EXPECT_EQ(inf.policy_state(), Informers::PolicyState::kAbsent);
-  EXPECT_TRUE(cache.PolicyModels().empty());
+  EXPECT_TRUE(cache.Policies().empty());
   int lists = client.Lists();
   // The CRD gets installed with a policy; the next probe (30 s later) starts the informer.
   client.policies = {kQuota};
   client.Set(200);
   ASSERT_TRUE(Eventually([&] {
     clock.Step(31s);  // repeated: the probe thread may not be parked yet
-    return cache.PolicyModels().size() == 1;
+    return cache.Policies().size() == 1;
   }));
   EXPECT_GT(client.Lists(), lists);
   EXPECT_EQ(inf.policy_state(), Informers::PolicyState::kWatching);
-  EXPECT_EQ(cache.PolicyModels()[0].name, "quota");
-  EXPECT_EQ(cache.PolicyModels()[0].strategy, alloc::Strategy::kBinPack);
+  EXPECT_EQ(cache.Policies()[0].metadata.name, "quota");
+  EXPECT_EQ(cache.Policies()[0].spec->strategy, "BinPack");
   EXPECT_TRUE(inf.HasSynced());  // ready stays ready while the new informer lists
   inf.Stop();
 }
@@ -216,7 +216,7 @@ TEST(InformersTest, PolicyEventsReachTheCacheAndBadOnesGiveAWarningEvent) {
   inf.SetEventSink(&sink);
   inf.Start();
   ASSERT_TRUE(Eventually([&] { return inf.HasSynced(); }));
-  ASSERT_EQ(cache.PolicyModels().size(), 1u);
+  ASSERT_EQ(cache.Policies().size(), 1u);
   uint64_t gen = cache.Generations().inputs;
 
   k8s::WatchEvent bad;
@@ -227,13 +227,13 @@ TEST(InformersTest, PolicyEventsReachTheCacheAndBadOnesGiveAWarningEvent) {
   EXPECT_NE(sink.Events()[0].find("AllocationPolicy/bad Warning InvalidPolicy"), std::string::npos)
       << sink.Events()[0];
   EXPECT_NE(sink.Events()[0].find("Random"), std::string::npos) << sink.Events()[0];
-  EXPECT_EQ(cache.PolicyModels().size(), 1u);  // the bad one is not applied
+  EXPECT_EQ(cache.Policies().size(), 1u);  // the bad one is not applied
 
   k8s::WatchEvent del;
   del.type = k8s::WatchEvent::Type::kDeleted;
   del.object = *k8s::Object::Parse(kQuota);
   client.PushPolicyEvent(del);
-  ASSERT_TRUE(Eventually([&] { return cache.PolicyModels().empty(); }));
+  ASSERT_TRUE(Eventually([&] { return cache.Policies().empty(); }));
   EXPECT_GT(cache.Generations().inputs, gen);
   inf.Stop();
 }

@@ -6,7 +6,6 @@
 #include <spdlog/spdlog.h>
 
 #include "controller/allocator/explain.h"
-#include "controller/allocator/from_api.h"
 
 namespace draco::reconcilers {
 namespace {
@@ -30,19 +29,30 @@ Status SnapshotAllocator::EnsureSnapshot(bool include_deallocations) {
       (include_deallocations && gen.deallocations != built_.deallocations)) {
     auto start = std::chrono::steady_clock::now();
     (void)cache_.AllocationsSince(std::numeric_limits<uint64_t>::max(), &end);
-    std::vector<alloc::ResourceClaim> allocated;
+    std::vector<ClaimPtr> claims = cache_.Claims();
+    std::vector<const api::ResourceClaim*> allocated;
     std::unordered_set<std::string> uids;
-    for (const auto& c : cache_.Claims()) {
+    for (const auto& c : claims) {
       if (!c->status.allocation) continue;
-      allocated.push_back(alloc::ToAllocClaim(*c));
+      allocated.push_back(c.get());
       uids.insert(c->metadata.uid);
     }
-    for (const auto& [uid, claim] : in_flight_) {
-      if (uids.insert(uid).second) allocated.push_back(claim);  // not in the cache yet
+    // In-flight allocations the cache does not show yet: the claims with their results.
+    std::vector<api::ResourceClaim> held;
+    held.reserve(in_flight_.size());
+    for (const auto& [uid, f] : in_flight_) {
+      if (!uids.insert(uid).second) continue;
+      held.push_back(*f.claim);
+      held.back().status.allocation = f.result;
     }
-    config_.policies = cache_.PolicyModels();
-    auto a = alloc::Allocator::Create(config_, cache_.ClassModels(), cache_.SliceModels(),
-                                      cache_.TaintRuleModels(), allocated);
+    for (const auto& c : held) allocated.push_back(&c);
+    if (gen.inputs != built_.inputs || !snapshot_) {
+      // Slices unchanged since the last build keep their converted form.
+      snapshot_ = alloc::Snapshot::Build(config_.features, cache_.DeviceClasses(), cache_.Slices(),
+                                         cache_.TaintRules(), snapshot_.get());
+      config_.policies = cache_.Policies();
+    }
+    auto a = alloc::Allocator::Create(config_, snapshot_, allocated);
     if (!a.ok()) return a.status();
     alloc_ = std::move(*a);
     committed_ = std::move(uids);
@@ -60,8 +70,7 @@ Status SnapshotAllocator::EnsureSnapshot(bool include_deallocations) {
   for (const auto& c : cache_.AllocationsSince(log_pos_, &end)) {
     if (!c->status.allocation || committed_.count(c->metadata.uid)) continue;
     // With the whole claim so that AllocationPolicy namespace limits count it too.
-    alloc::ResourceClaim ac = alloc::ToAllocClaim(*c);
-    alloc_->Commit(ac, *ac.allocation);
+    alloc_->Commit(*c);
     committed_.insert(c->metadata.uid);
   }
   log_pos_ = end;
@@ -99,14 +108,12 @@ AllocateResponse SnapshotAllocator::AllocateOnce(const AllocateRequest& req,
     resp.message = Truncate(st.message());
     return resp;
   }
-  std::vector<alloc::ResourceClaim> claims;
+  std::vector<const api::ResourceClaim*> claims;
   claims.reserve(req.claims.size());
-  for (const auto& c : req.claims) claims.push_back(alloc::ToAllocClaim(*c));
-  std::vector<const alloc::ResourceClaim*> ptrs;
-  for (const auto& c : claims) ptrs.push_back(&c);
-  std::vector<alloc::Node> nodes;
+  for (const auto& c : req.claims) claims.push_back(c.get());
+  std::vector<const api::Node*> nodes;
   nodes.reserve(req.candidates.size());
-  for (const auto& n : req.candidates) nodes.push_back(alloc::ToAllocNode(*n));
+  for (const auto& n : req.candidates) nodes.push_back(n.get());
   if (nodes.empty()) {
     resp.message = "no candidate nodes";
     return resp;
@@ -114,21 +121,17 @@ AllocateResponse SnapshotAllocator::AllocateOnce(const AllocateRequest& req,
   size_t start = next_start_++ % nodes.size();
   if (!req.prefer_node.empty()) {
     for (size_t k = 0; k < nodes.size(); ++k) {
-      if (nodes[k].name == req.prefer_node) start = k;
+      if (nodes[k]->metadata.name == req.prefer_node) start = k;
     }
   }
-  alloc::Outcome out = alloc_->AllocateOnAnyNode(nodes, ptrs, start);
+  alloc::Outcome out = alloc_->AllocateOnAnyNode(nodes, claims, start);
   switch (out.kind) {
     case alloc::Outcome::Kind::kAllocated: {
-      resp.results.reserve(out.results.size());
-      for (const auto& r : out.results) resp.results.push_back(alloc::ToApiAllocationResult(r));
       for (size_t i = 0; i < out.results.size() && i < claims.size(); ++i) {
-        alloc_->Commit(claims[i], out.results[i]);  // in flight; counts against policy limits
-        // Kept until Settle(); `claims` is not used after this loop.
-        alloc::ResourceClaim held = std::move(claims[i]);
-        held.allocation = out.results[i];
-        in_flight_[req.claims[i]->metadata.uid] = std::move(held);
+        alloc_->Commit(*claims[i], out.results[i]);  // in flight; counts against policy limits
+        in_flight_[req.claims[i]->metadata.uid] = InFlight{req.claims[i], out.results[i]};
       }
+      resp.results = std::move(out.results);
       for (const auto& c : req.claims) committed_.insert(c->metadata.uid);
       resp.kind = AllocateResponse::Kind::kAllocated;
       resp.node = out.node;
@@ -142,10 +145,10 @@ AllocateResponse SnapshotAllocator::AllocateOnce(const AllocateRequest& req,
     case alloc::Outcome::Kind::kUnsatisfiable: {
       resp.kind = AllocateResponse::Kind::kUnschedulable;
       // Explain on the first candidate: the funnel says which filter removed the devices.
-      alloc::Explanation e = alloc_->Explain(nodes[start], ptrs);
+      alloc::Explanation e = alloc_->Explain(*nodes[start], claims);
       std::string text = std::to_string(nodes.size()) + " candidate node(s), none fits";
       if (!out.message.empty()) text += " (" + out.message + ")";
-      text += "; on " + nodes[start].name + ": " + alloc::ExplanationToText(e);
+      text += "; on " + nodes[start]->metadata.name + ": " + alloc::ExplanationToText(e);
       resp.message = Truncate(text);
       return resp;
     }

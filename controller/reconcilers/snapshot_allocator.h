@@ -47,12 +47,17 @@ class SnapshotAllocator : public ClaimAllocator {
 
   ClusterCache& cache_;
   alloc::Allocator::Config config_;
+  std::shared_ptr<const alloc::Snapshot> snapshot_;  // slices, classes, taint rules
   std::unique_ptr<alloc::Allocator> alloc_;
   CacheGenerations built_{};
   uint64_t log_pos_ = 0;
   std::unordered_set<std::string> committed_;  // claim UIDs in the snapshot
   // Claims allocated by Allocate and not settled yet, by UID, with their allocation.
-  std::unordered_map<std::string, alloc::ResourceClaim> in_flight_;
+  struct InFlight {
+    ClaimPtr claim;
+    api::AllocationResult result;
+  };
+  std::unordered_map<std::string, InFlight> in_flight_;
   bool dirty_ = true;
   size_t next_start_ = 0;
   int64_t rebuilds_ = 0;

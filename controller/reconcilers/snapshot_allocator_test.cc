@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "controller/allocator/selector.h"
+#include "controller/reconcilers/testing_groups.h"
 
 namespace draco::reconcilers {
 namespace {
@@ -13,31 +13,10 @@ namespace {
 class SnapshotAllocatorTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    alloc::DeviceClass cls;
-    cls.name = "gpu";
-    cls.selectors = {"device.driver == \"drv\""};
-    cache.UpsertClass("gpu", cls);
+    cache.UpsertClass(testing::GpuClass("device.driver == \"drv\""));
     for (const std::string node : {"n0", "n1"}) {
-      alloc::ResourceSlice s;
-      s.name = node + "-drv";
-      s.driver = "drv";
-      s.pool = node;
-      s.generation = 1;
-      s.resource_slice_count = 1;
-      s.node_name = node;
-      for (int i = 0; i < 2; ++i) {
-        alloc::Device d;
-        d.name = "d" + std::to_string(i);
-        s.devices.push_back(d);
-      }
-      SliceEntry e;
-      e.name = s.name;
-      e.driver = "drv";
-      e.pool = node;
-      e.node_name = node;
-      e.device_count = 2;
-      e.model = std::make_shared<const alloc::ResourceSlice>(s);
-      cache.UpsertSlice(e);
+      cache.UpsertSlice(
+          MakeSliceEntry(std::make_shared<const api::ResourceSlice>(testing::NodeSlice(node, 2))));
       api::Node n;
       n.metadata.name = node;
       n.metadata.labels = {{"kubernetes.io/hostname", node}};
@@ -199,28 +178,34 @@ TEST_F(SnapshotAllocatorTest, AllocationsByOthersAreCommittedFromTheCache) {
 }
 
 TEST_F(SnapshotAllocatorTest, BadClassSelectorIsAFatalErrorWithTheCelMessage) {
-  alloc::DeviceClass bad;
-  bad.name = "gpu";
-  bad.selectors = {"device.attributes[\"drv\"].model == \"x\""};
-  cache.UpsertClass("gpu", bad);
+  cache.UpsertClass(testing::GpuClass("device.attributes[\"drv\"].model == \"x\""));
   auto r = AllocateAndStore("c");
   EXPECT_EQ(r.kind, AllocateResponse::Kind::kError);
   EXPECT_NE(r.message.find("model"), std::string::npos) << r.message;
 }
 
-alloc::AllocationPolicy Quota(int64_t max_devices) {
-  alloc::AllocationPolicy p;
-  p.name = "quota";
-  p.class_names = std::vector<std::string>{"gpu"};
-  alloc::NamespaceLimit l;
-  l.namespace_name = "ns";
+// AllocationPolicy `name` governing class "gpu".
+api::AllocationPolicy GpuPolicy(const std::string& name, const std::string& strategy) {
+  api::AllocationPolicy p;
+  p.metadata.name = name;
+  p.spec.emplace();
+  p.spec->device_class_selector.emplace();
+  p.spec->device_class_selector->names = std::vector<std::string>{"gpu"};
+  p.spec->strategy = strategy;
+  return p;
+}
+
+api::AllocationPolicy Quota(int64_t max_devices) {
+  api::AllocationPolicy p = GpuPolicy("quota", "");
+  api::NamespaceLimit l;
+  l.namespace_ = "ns";
   l.max_devices = max_devices;
-  p.namespace_limits.push_back(l);
+  p.spec->namespace_limits.push_back(l);
   return p;
 }
 
 TEST_F(SnapshotAllocatorTest, PolicyLimitsCountOwnInFlightAndObservedAllocations) {
-  cache.UpsertPolicy("quota", Quota(2));
+  cache.UpsertPolicy(Quota(2));
   // An allocation made by someone else counts once observed in the cache.
   api::ResourceClaim foreign = *Claim("foreign");
   foreign.status.allocation = api::AllocationResult{};
@@ -242,11 +227,11 @@ TEST_F(SnapshotAllocatorTest, PolicyLimitsCountOwnInFlightAndObservedAllocations
 }
 
 TEST_F(SnapshotAllocatorTest, PolicyChangesRebuildTheSnapshot) {
-  cache.UpsertPolicy("quota", Quota(1));
+  cache.UpsertPolicy(Quota(1));
   ASSERT_EQ(AllocateAndStore("a").kind, AllocateResponse::Kind::kAllocated);
   EXPECT_EQ(AllocateAndStore("b").kind, AllocateResponse::Kind::kUnschedulable);
   int64_t before = allocator.rebuilds();
-  cache.UpsertPolicy("quota", Quota(3));  // raised: b now fits
+  cache.UpsertPolicy(Quota(3));  // raised: b now fits
   EXPECT_EQ(AllocateAndStore("b").kind, AllocateResponse::Kind::kAllocated);
   EXPECT_EQ(allocator.rebuilds(), before + 1);
   cache.DeletePolicy("quota");  // no policy: no limit at all
@@ -255,11 +240,7 @@ TEST_F(SnapshotAllocatorTest, PolicyChangesRebuildTheSnapshot) {
 }
 
 TEST_F(SnapshotAllocatorTest, BinPackPolicyKeepsFillingTheUsedNode) {
-  alloc::AllocationPolicy p;
-  p.name = "pack";
-  p.class_names = std::vector<std::string>{"gpu"};
-  p.strategy = alloc::Strategy::kBinPack;
-  cache.UpsertPolicy("pack", p);
+  cache.UpsertPolicy(GpuPolicy("pack", "BinPack"));
   // Without a policy the rotating start spreads pods over n0 and n1; BinPack fills one node.
   auto r1 = AllocateAndStore("a");
   auto r2 = AllocateAndStore("b");

@@ -10,12 +10,37 @@
 
 namespace draco::reconcilers::testing {
 
+// DeviceClass "gpu" with one CEL selector.
+inline ClassPtr GpuClass(const std::string& selector) {
+  api::DeviceClass cls;
+  cls.metadata.name = "gpu";
+  api::DeviceSelector sel;
+  sel.cel = api::CELDeviceSelector{selector, {}};
+  cls.spec.selectors.push_back(sel);
+  return std::make_shared<const api::DeviceClass>(std::move(cls));
+}
+
+// ResourceSlice "<node>-drv" of driver drv, pool `node`, generation 1, with devices d0..d<n-1>
+// local to `node`.
+inline api::ResourceSlice NodeSlice(const std::string& node, int devices) {
+  api::ResourceSlice s;
+  s.metadata.name = node + "-drv";
+  s.spec.driver = "drv";
+  s.spec.pool.name = node;
+  s.spec.pool.generation = 1;
+  s.spec.pool.resource_slice_count = 1;
+  s.spec.node_name = node;
+  for (int k = 0; k < devices; ++k) {
+    api::Device d;
+    d.name = "d" + std::to_string(k);
+    s.spec.devices.push_back(std::move(d));
+  }
+  return s;
+}
+
 // DeviceClass "gpu" (driver drv) and template "ns/tmpl" asking for `count` devices of it.
 inline void AddGpuClassAndTemplate(ClusterCache& cache, int64_t count) {
-  alloc::DeviceClass cls;
-  cls.name = "gpu";
-  cls.selectors = {"device.driver == \"drv\""};
-  cache.UpsertClass("gpu", cls);
+  cache.UpsertClass(GpuClass("device.driver == \"drv\""));
   api::ResourceClaimTemplate t;
   t.metadata.name = "tmpl";
   t.metadata.namespace_ = "ns";
@@ -33,30 +58,11 @@ inline void AddGpuClassAndTemplate(ClusterCache& cache, int64_t count) {
 inline void AddCliqueNodes(ClusterCache& cache, int nodes, int per_node, int nodes_per_clique) {
   for (int i = 0; i < nodes; ++i) {
     std::string node = "n" + std::to_string(i);
-    alloc::ResourceSlice s;
-    s.name = node + "-drv";
-    s.driver = "drv";
-    s.pool = node;
-    s.generation = 1;
-    s.resource_slice_count = 1;
-    s.node_name = node;
-    for (int k = 0; k < per_node; ++k) {
-      alloc::Device d;
-      d.name = "d" + std::to_string(k);
-      alloc::Attribute a;
-      a.kind = alloc::Attribute::Kind::kString;
-      a.s = "c" + std::to_string(i / nodes_per_clique);
-      d.attributes.push_back({"clique", a});
-      s.devices.push_back(d);
+    api::ResourceSlice s = NodeSlice(node, per_node);
+    for (auto& d : s.spec.devices) {
+      d.attributes["clique"].string_value = "c" + std::to_string(i / nodes_per_clique);
     }
-    SliceEntry e;
-    e.name = s.name;
-    e.driver = "drv";
-    e.pool = node;
-    e.node_name = node;
-    e.device_count = per_node;
-    e.model = std::make_shared<const alloc::ResourceSlice>(s);
-    cache.UpsertSlice(e);
+    cache.UpsertSlice(MakeSliceEntry(std::make_shared<const api::ResourceSlice>(std::move(s))));
     api::Node n;
     n.metadata.name = node;
     n.metadata.labels = {{"kubernetes.io/hostname", node}};

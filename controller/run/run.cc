@@ -21,8 +21,8 @@
 #include <spdlog/spdlog.h>
 
 #include "controller/admission/webhook.h"
+#include "controller/allocator/allocator.h"
 #include "controller/allocator/features.h"
-#include "controller/allocator/selector.h"
 #include "controller/metrics/controller_metrics.h"
 #include "controller/metrics/rest_client_metrics.h"
 #include "controller/metrics/workqueue_metrics.h"

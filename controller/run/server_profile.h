@@ -12,7 +12,7 @@
 #include <string_view>
 
 #include "base/status.h"
-#include "controller/allocator/model.h"
+#include "controller/allocator/features.h"
 #include "k8sclient/discovery.h"
 #include "k8sclient/rest_client.h"
 

@@ -4,7 +4,7 @@
 
 #include <spdlog/spdlog.h>
 
-#include "controller/allocator/selector.h"
+#include "controller/allocator/allocator.h"
 #include "k8sclient/rest_client_impl.h"
 
 namespace draco::run {

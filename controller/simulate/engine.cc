@@ -9,7 +9,6 @@
 #include "controller/allocator/allocator.h"
 #include "controller/allocator/explain.h"
 #include "controller/allocator/features.h"
-#include "controller/allocator/from_api.h"
 #include "controller/api/extended_resource.h"
 #include "controller/api/pod_claims.h"
 #include "controller/feasibility/node_filter.h"
@@ -137,23 +136,6 @@ Group PodUnit(const Inputs& in, size_t index, const alloc::Features& features,
   return g;
 }
 
-// The one place simulate converts api objects into the allocator's compute form (from_api.h):
-// classes, slices, taint rules, nodes, policies (an invalid one is an input error naming its
-// document) and the claims of `cs`, into sim->compute, sim->allocator_config and sim->claims.
-Status ToCompute(const Inputs& in, const ClaimSet& cs, Simulation* sim) {
-  for (const auto& c : in.classes) sim->compute.classes.push_back(alloc::ToAllocClass(c));
-  for (const auto& s : in.slices) sim->compute.slices.push_back(alloc::ToAllocSlice(s));
-  for (const auto& r : in.rules) sim->compute.rules.push_back(alloc::ToAllocTaintRule(r));
-  for (const auto& n : in.cluster.nodes) sim->compute.nodes.push_back(alloc::ToAllocNode(*n));
-  for (size_t i = 0; i < in.policies.size(); ++i) {
-    auto p = alloc::ToAllocPolicy(in.policies[i]);
-    if (!p.ok()) return p.status().WithPrefix(in.policy_sources[i]);
-    sim->allocator_config.policies.push_back(std::move(p).value());
-  }
-  for (const auto& c : cs.claims) sim->claims.push_back(alloc::ToAllocClaim(c));
-  return OkStatus();
-}
-
 }  // namespace
 
 Status Build(const Options& opts, Simulation* sim) {
@@ -182,27 +164,34 @@ Status Build(const Options& opts, Simulation* sim) {
     g.claims.push_back(i);
     sim->groups.push_back(std::move(g));
   }
-  if (Status s = ToCompute(sim->in, cs, sim); !s.ok()) return s;
+  sim->claims = std::move(cs.claims);
   alloc::Allocator::Config& cfg = sim->allocator_config;
+  for (size_t i = 0; i < sim->in.policies.size(); ++i) {  // an error names the policy's document
+    Status s = alloc::ValidatePolicy(sim->in.policies[i]);
+    if (!s.ok()) return s.WithPrefix(sim->in.policy_sources[i]);
+  }
+  cfg.policies = sim->in.policies;
   cfg.selectors = alloc::NewCelSelectorCompiler();
   cfg.timeout = std::chrono::milliseconds(10000);
   cfg.features = features;
   sim->features = features;
+  sim->snapshot = alloc::Snapshot::Build(features, sim->in.classes, sim->in.slices, sim->in.rules);
   return ResetAllocator(*sim);
 }
 
-void PrintAllocation(const ResourceClaim& c, const AllocationResult& r, std::ostream& out) {
-  out << "  claim " << c.namespace_name << "/" << c.name << "\n";
-  for (const auto& d : r.results) {
+void PrintAllocation(const api::ResourceClaim& c, const api::AllocationResult& r,
+                     std::ostream& out) {
+  out << "  claim " << c.metadata.namespace_ << "/" << c.metadata.name << "\n";
+  for (const auto& d : r.devices.results) {
     out << "    " << d.request << " -> " << d.driver << "/" << d.pool << "/" << d.device;
     if (d.admin_access.value_or(false)) out << " (admin access)";
     if (d.share_id) out << " share " << *d.share_id;
     for (const auto& [k, q] : d.consumed_capacity) out << " " << k << "=" << q.ToString();
     out << "\n";
   }
-  for (const auto& cfg : r.config) {
-    out << "    config " << cfg.source << " " << cfg.opaque.driver << " "
-        << cfg.opaque.parameters_json;
+  for (const auto& cfg : r.devices.config) {
+    out << "    config " << cfg.source << " " << (cfg.opaque ? cfg.opaque->driver : "") << " "
+        << (cfg.opaque ? cfg.opaque->parameters.json : "");
     if (!cfg.requests.empty()) {
       out << " for";
       for (const auto& q : cfg.requests) out << " " << q;
@@ -211,11 +200,11 @@ void PrintAllocation(const ResourceClaim& c, const AllocationResult& r, std::ost
   }
   if (r.node_selector) {
     std::string ns;
-    for (const auto& t : r.node_selector->terms) {
+    for (const auto& t : r.node_selector->node_selector_terms) {
       for (const auto& e : t.match_fields)
-        ns += " " + e.key + " " + e.op + " " + (e.values.empty() ? "" : e.values[0]);
+        ns += " " + e.key + " " + e.operator_ + " " + (e.values.empty() ? "" : e.values[0]);
       for (const auto& e : t.match_expressions) {
-        ns += " " + e.key + " " + e.op;
+        ns += " " + e.key + " " + e.operator_;
         for (const auto& v : e.values) ns += " " + v;
       }
     }
@@ -227,8 +216,8 @@ void PrintAllocation(const ResourceClaim& c, const AllocationResult& r, std::ost
 // for a pod, kube-scheduler's filters on the cluster as placed so far (the pod left out), Ready,
 // and the node selector of every claim of the group already allocated; for a claim no pod
 // references, Ready and schedulable. One "node: why" line per node that does not pass, in order.
-std::vector<alloc::Node> Candidates(const Simulation& sim, const Group& g,
-                                    std::vector<std::string>* filtered) {
+std::vector<const api::Node*> Candidates(const Simulation& sim, const Group& g,
+                                         std::vector<std::string>* filtered) {
   const api::Pod* pod = g.pod >= 0 ? sim.in.pods[static_cast<size_t>(g.pod)].get() : nullptr;
   feasibility::Snapshot snap;
   if (pod) {
@@ -237,19 +226,17 @@ std::vector<alloc::Node> Candidates(const Simulation& sim, const Group& g,
   } else {
     snap.nodes = sim.in.cluster.nodes;
   }
-  std::vector<api::NodeSelector> selectors;
-  for (size_t c : g.claims) {
-    const auto& a = sim.claims[c].allocation;
-    if (a && a->node_selector) selectors.push_back(*alloc::ToApiAllocationResult(*a).node_selector);
-  }
   std::vector<const api::NodeSelector*> allocated;
-  for (const auto& s : selectors) allocated.push_back(&s);
+  for (size_t c : g.claims) {
+    const auto& a = sim.claims[c].status.allocation;
+    if (a && a->node_selector) allocated.push_back(&*a->node_selector);
+  }
   feasibility::NodeFilterResult r = feasibility::FilterNodes(pod, snap, allocated);
-  std::vector<alloc::Node> out;
+  std::vector<const api::Node*> out;
   size_t next = 0;  // r.fit keeps the nodes' order
   for (size_t i = 0; i < snap.nodes.size(); ++i) {
     if (next < r.fit.size() && r.fit[next] == snap.nodes[i]) {
-      out.push_back(sim.compute.nodes[i]);
+      out.push_back(snap.nodes[i].get());  // shared with sim.in.cluster
       ++next;
     } else if (auto it = r.why.find(snap.nodes[i]->metadata.name); it != r.why.end()) {
       filtered->push_back(it->first + ": " + it->second);
@@ -265,19 +252,22 @@ GroupOutcome RunGroup(Simulation& sim, const Group& g, bool explain, const std::
     go.message = g.problem;
     return go;
   }
-  std::vector<const ResourceClaim*> claims;
+  std::vector<size_t> pending;
+  std::vector<const api::ResourceClaim*> claims;
   for (size_t i : g.claims) {
-    if (!sim.claims[i].allocation) claims.push_back(&sim.claims[i]);
+    if (sim.claims[i].status.allocation) continue;
+    pending.push_back(i);
+    claims.push_back(&sim.claims[i]);
   }
   if (claims.empty()) {
     go.allocated = true;
     go.message = g.claims.empty() ? "no resource claims" : "all claims already allocated";
     return go;
   }
-  std::vector<alloc::Node> all = Candidates(sim, g, &go.filtered);
-  std::vector<alloc::Node> cands;
-  for (const auto& n : all) {
-    if (only_node.empty() || n.name == only_node) cands.push_back(n);
+  std::vector<const api::Node*> all = Candidates(sim, g, &go.filtered);
+  std::vector<const api::Node*> cands;
+  for (const api::Node* n : all) {
+    if (only_node.empty() || n->metadata.name == only_node) cands.push_back(n);
   }
   if (cands.empty()) {
     go.message = "no candidate node: " + std::to_string(all.size()) + "/" +
@@ -286,18 +276,18 @@ GroupOutcome RunGroup(Simulation& sim, const Group& g, bool explain, const std::
     return go;
   }
   if (explain) {
-    for (const auto& n : cands) go.explanations.push_back(sim.allocator->Explain(n, claims));
+    for (const api::Node* n : cands) go.explanations.push_back(sim.allocator->Explain(*n, claims));
     return go;
   }
   size_t start = 0;
-  for (size_t k = 0; k < cands.size(); ++k) start = cands[k].name == prefer ? k : start;
+  for (size_t k = 0; k < cands.size(); ++k) start = cands[k]->metadata.name == prefer ? k : start;
   alloc::Outcome o = sim.allocator->AllocateOnAnyNode(cands, claims, start);
   if (o.kind == alloc::Outcome::Kind::kAllocated) {
     go.allocated = true;
     go.node = o.node;
-    for (size_t k = 0; k < claims.size(); ++k) {
-      sim.allocator->Commit(*claims[k], o.results[k]);
-      const_cast<ResourceClaim*>(claims[k])->allocation = o.results[k];
+    for (size_t k = 0; k < pending.size(); ++k) {
+      sim.allocator->Commit(sim.claims[pending[k]], o.results[k]);
+      sim.claims[pending[k]].status.allocation = std::move(o.results[k]);
     }
     // The pod now counts as placed for later pods (affinity, spread, ports, resources).
     if (g.pod >= 0) {
@@ -308,7 +298,7 @@ GroupOutcome RunGroup(Simulation& sim, const Group& g, bool explain, const std::
   }
   go.message =
       std::string(alloc::OutcomeKindName(o.kind)) + (o.message.empty() ? "" : ": " + o.message);
-  for (const auto& n : cands) go.explanations.push_back(sim.allocator->Explain(n, claims));
+  for (const api::Node* n : cands) go.explanations.push_back(sim.allocator->Explain(*n, claims));
   return go;
 }
 

@@ -23,18 +23,16 @@
 
 namespace draco::simulate {
 
-using alloc::AllocationResult;
-using alloc::ResourceClaim;
-
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitUnallocated = 1;
 inline constexpr int kExitInput = 2;
 
 // The objects simulate reads, decoded once with the api codec (api::Decode) and kept in the api
-// model; Build converts what the allocator needs in one place (ToCompute in engine.cc).
+// model; the allocator takes them as they are (allocator.h converts to its own form).
 struct Inputs {
   std::vector<api::DeviceClass> classes;
-  std::vector<api::ResourceSlice> slices;
+  // Shared with the allocator's snapshot and the pod groups' domains (group.h).
+  std::vector<std::shared_ptr<const api::ResourceSlice>> slices;
   std::vector<api::DeviceTaintRule> rules;
   std::vector<api::AllocationPolicy> policies;
   std::vector<std::string> policy_sources;  // per policy: "FILE: document N (AllocationPolicy)"
@@ -58,15 +56,6 @@ struct Inputs {
 // document.
 Status LoadInputs(const Options& opts, Inputs* in);
 
-// The allocator's compute form (controller/allocator/from_api.h) of the inputs it reads, converted
-// once by Build.
-struct ComputeInputs {
-  std::vector<alloc::DeviceClass> classes;
-  std::vector<alloc::ResourceSlice> slices;
-  std::vector<alloc::DeviceTaintRule> rules;
-  std::vector<alloc::Node> nodes;  // parallel to Inputs::cluster.nodes
-};
-
 // One allocation unit: a pod's unallocated claims, or a claim no pod references.
 struct Group {
   std::string label;           // "pod ns/name" or "claim ns/name"
@@ -77,12 +66,14 @@ struct Group {
 
 struct Simulation {
   Inputs in;
-  ComputeInputs compute;
-  // The claims being allocated, in the allocator's form: Inputs::claims, then the claims generated
-  // for pods (from templates, "<pod>-<podClaimName>"; extended resources); stable addresses after
-  // Build. Allocations are recorded here.
-  std::vector<ResourceClaim> claims;
+  // The claims being allocated: Inputs::claims, then the claims generated for pods (from
+  // templates, "<pod>-<podClaimName>"; extended resources); stable addresses after Build.
+  // Allocations are recorded in their status.allocation.
+  std::vector<api::ResourceClaim> claims;
   std::vector<Group> groups;
+  // The classes, slices and taint rules of the inputs, converted once by Build; every allocator
+  // ResetAllocator makes shares it.
+  std::shared_ptr<const alloc::Snapshot> snapshot;
   std::unique_ptr<alloc::Allocator> allocator;
   alloc::Allocator::Config allocator_config;
   alloc::Features features;  // the allocator's (version defaults and --feature-gates)
@@ -110,13 +101,14 @@ Status Build(const Options& opts, Simulation* sim);
 GroupOutcome RunGroup(Simulation& sim, const Group& g, bool explain, const std::string& only_node,
                       const std::string& prefer = "");
 
-// (Re)creates sim.allocator from sim.allocator_config, the inputs and the allocations recorded in
+// (Re)creates sim.allocator from sim.allocator_config, sim.snapshot and the allocations recorded in
 // sim.claims: what was committed but is no longer recorded there is released (groups.cc undoes
 // a pod group's trial this way). Defined in groups.cc.
 Status ResetAllocator(Simulation& sim);
 
 // "  claim ns/name\n    request -> driver/pool/device ...\n" (and config, node selector).
-void PrintAllocation(const ResourceClaim& c, const AllocationResult& r, std::ostream& out);
+void PrintAllocation(const api::ResourceClaim& c, const api::AllocationResult& r,
+                     std::ostream& out);
 
 // Each explanation's text, every line prefixed with `indent`; `skip_allocated` leaves out nodes
 // where the claims would be allocated. Nodes where no request has a single device of its class

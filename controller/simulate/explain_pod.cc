@@ -9,15 +9,14 @@
 #include <yaml-cpp/yaml.h>
 
 #include "controller/allocator/explain.h"
-#include "controller/allocator/from_api.h"
 #include "controller/api/codec.h"
 
 namespace draco::simulate {
 namespace {
 
-const alloc::ResourceClaim* FindClaim(const Simulation& sim, const std::string& key) {
+const api::ResourceClaim* FindClaim(const Simulation& sim, const std::string& key) {
   for (const auto& c : sim.claims) {
-    if (c.namespace_name + "/" + c.name == key) return &c;
+    if (c.metadata.namespace_ + "/" + c.metadata.name == key) return &c;
   }
   return nullptr;
 }
@@ -33,24 +32,24 @@ std::string PodLine(const api::Pod& p) {
   return s;
 }
 
-std::string ClaimLine(const alloc::ResourceClaim& c) {
-  std::string s = "claim " + c.namespace_name + "/" + c.name;
-  if (auto it = c.annotations.find("resource.kubernetes.io/pod-claim-name");
-      it != c.annotations.end()) {
+std::string ClaimLine(const api::ResourceClaim& c) {
+  std::string s = "claim " + c.metadata.namespace_ + "/" + c.metadata.name;
+  if (auto it = c.metadata.annotations.find("resource.kubernetes.io/pod-claim-name");
+      it != c.metadata.annotations.end()) {
     s += " (pod claim " + it->second + ")";
   }
-  if (!c.allocation) return s + ": PENDING";
-  std::string node = SelectedNode(*c.allocation);
+  if (!c.status.allocation) return s + ": PENDING";
+  std::string node = SelectedNode(*c.status.allocation);
   s += ": allocated" + (node.empty() ? std::string() : " on node " + node);
-  if (!c.reserved_for.empty()) {
+  if (!c.status.reserved_for.empty()) {
     s += ", reserved for";
-    for (const auto& r : c.reserved_for) s += " " + r;
+    for (const auto& r : c.status.reserved_for) s += " " + r.name;
   }
   return s;
 }
 
 void WriteJson(const Simulation& sim, const Group* g,
-               const std::vector<const alloc::ResourceClaim*>& claims, const GroupOutcome& go,
+               const std::vector<const api::ResourceClaim*>& claims, const GroupOutcome& go,
                const std::vector<std::string>& fits, std::string* json) {
   rapidjson::StringBuffer buf;
   alloc::JsonWriter w(buf);
@@ -67,14 +66,14 @@ void WriteJson(const Simulation& sim, const Group* g,
   for (const auto* c : claims) {
     w.StartObject();
     w.Key("claim");
-    w.String((c->namespace_name + "/" + c->name).c_str());
+    w.String((c->metadata.namespace_ + "/" + c->metadata.name).c_str());
     w.Key("allocated");
-    w.Bool(c->allocation.has_value());
-    if (c->allocation) {
+    w.Bool(c->status.allocation.has_value());
+    if (c->status.allocation) {
       w.Key("node");
-      w.String(SelectedNode(*c->allocation).c_str());
+      w.String(SelectedNode(*c->status.allocation).c_str());
       w.Key("allocation");
-      WriteAllocation(*c->allocation, w);
+      WriteAllocation(*c->status.allocation, w);
     }
     w.EndObject();
   }
@@ -144,7 +143,7 @@ const Group* FindTarget(const Simulation& sim, const ExplainRequest& req, std::s
     if (*kind != "claim") continue;
     for (size_t i : g.claims) {
       const auto& c = sim.claims[i];
-      if (c.namespace_name + "/" + c.name == *name) return &g;
+      if (c.metadata.namespace_ + "/" + c.metadata.name == *name) return &g;
     }
   }
   // An allocated claim no pod references has no group.
@@ -161,19 +160,19 @@ std::string JsonToYaml(const std::string& json) {
   return std::string(e.c_str()) + "\n";
 }
 
-void WriteAllocation(const alloc::AllocationResult& r, alloc::JsonWriter& w) {
-  std::string json = api::Encode(alloc::ToApiAllocationResult(r));
+void WriteAllocation(const api::AllocationResult& r, alloc::JsonWriter& w) {
+  std::string json = api::Encode(r);
   w.RawValue(json.data(), json.size(), rapidjson::kObjectType);
 }
 
-std::string SelectedNode(const alloc::AllocationResult& r) {
-  if (!r.node_selector || r.node_selector->terms.size() != 1) return "";
-  const auto& t = r.node_selector->terms[0];
+std::string SelectedNode(const api::AllocationResult& r) {
+  if (!r.node_selector || r.node_selector->node_selector_terms.size() != 1) return "";
+  const auto& t = r.node_selector->node_selector_terms[0];
   for (const auto& e : t.match_fields) {
-    if (e.key == "metadata.name" && e.op == "In" && e.values.size() == 1) return e.values[0];
+    if (e.key == "metadata.name" && e.operator_ == "In" && e.values.size() == 1) return e.values[0];
   }
   for (const auto& e : t.match_expressions) {
-    if (e.key == "kubernetes.io/hostname" && e.op == "In" && e.values.size() == 1) {
+    if (e.key == "kubernetes.io/hostname" && e.operator_ == "In" && e.values.size() == 1) {
       return e.values[0];
     }
   }
@@ -184,7 +183,7 @@ int ExplainTarget(Simulation& sim, const ExplainRequest& req, std::ostream& out,
                   std::ostream& err) {
   std::string kind, name;
   const Group* g = FindTarget(sim, req, &kind, &name);
-  const alloc::ResourceClaim* lone = g ? nullptr : FindClaim(sim, name);
+  const api::ResourceClaim* lone = g ? nullptr : FindClaim(sim, name);
   if (kind != "pod" && kind != "claim") {
     err << "error: explain takes pod/NAME or claim/NAME, not " << kind << "/...\n";
     return kExitInput;
@@ -194,15 +193,15 @@ int ExplainTarget(Simulation& sim, const ExplainRequest& req, std::ostream& out,
         << (kind == "pod" ? " (or it has finished)" : "") << "\n";
     return kExitInput;
   }
-  std::vector<const alloc::ResourceClaim*> claims;
+  std::vector<const api::ResourceClaim*> claims;
   if (g) {
     for (size_t i : g->claims) claims.push_back(&sim.claims[i]);
   } else {
     claims.push_back(lone);
   }
   // Only a group has claims to allocate (a claim without one is allocated and unreferenced).
-  const bool pending =
-      g && std::any_of(claims.begin(), claims.end(), [](const auto* c) { return !c->allocation; });
+  const bool pending = g && std::any_of(claims.begin(), claims.end(),
+                                        [](const auto* c) { return !c->status.allocation; });
   GroupOutcome go;
   std::vector<std::string> fits;
   if (pending) {
@@ -223,9 +222,9 @@ int ExplainTarget(Simulation& sim, const ExplainRequest& req, std::ostream& out,
   if (g && !g->problem.empty()) out << "  problem: " << g->problem << "\n";
   for (const auto* c : claims) {
     out << "  " << ClaimLine(*c) << "\n";
-    if (!c->allocation) continue;
+    if (!c->status.allocation) continue;
     std::ostringstream alloc_text;
-    PrintAllocation(*c, *c->allocation, alloc_text);
+    PrintAllocation(*c, *c->status.allocation, alloc_text);
     std::istringstream lines(alloc_text.str());
     std::string l;
     std::getline(lines, l);  // the claim's name, printed above

@@ -32,9 +32,9 @@ int ExplainTarget(Simulation& sim, const ExplainRequest& req, std::ostream& out,
 
 // The one node an allocation's node selector names (metadata.name field or
 // kubernetes.io/hostname label, operator In with one value), else "" (exposed for tests).
-std::string SelectedNode(const alloc::AllocationResult& r);
+std::string SelectedNode(const api::AllocationResult& r);
 // `r` as the JSON object of a claim's status.allocation (api::Encode of the v1 model).
-void WriteAllocation(const alloc::AllocationResult& r, alloc::JsonWriter& w);
+void WriteAllocation(const api::AllocationResult& r, alloc::JsonWriter& w);
 
 // The group that allocates `req.target` in `sim` (a pod's, or the one holding the claim), or null.
 // Sets *kind ("pod", "claim" or what the target named) and *name ("ns/name").

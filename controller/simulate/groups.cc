@@ -40,10 +40,10 @@ std::optional<std::string> DomainInUse(const Simulation& sim, const PodGroupUnit
   for (const auto* units : {&pg.bound, &pg.units}) {
     for (size_t u : *units) {
       for (size_t c : sim.groups[u].claims) {
-        const auto& a = sim.claims[c].allocation;
+        const auto& a = sim.claims[c].status.allocation;
         if (!a) continue;
-        for (const auto& d : a->results) {
-          auto v = group::DeviceDomain(sim.compute.slices, pg.ref.match_attribute, d.driver, d.pool,
+        for (const auto& d : a->devices.results) {
+          auto v = group::DeviceDomain(sim.in.slices, pg.ref.match_attribute, d.driver, d.pool,
                                        d.device);
           if (v) return v;
         }
@@ -51,14 +51,6 @@ std::optional<std::string> DomainInUse(const Simulation& sim, const PodGroupUnit
     }
   }
   return std::nullopt;
-}
-
-// group::Constrained for the allocator's claim model: `selector` added to every request.
-void Constrain(ResourceClaim& c, const std::string& selector) {
-  for (auto& r : c.requests) {
-    if (r.exactly) r.exactly->selectors.push_back(selector);
-    for (auto& sub : r.first_available) sub.selectors.push_back(selector);
-  }
 }
 
 // Why a member could not be placed, in one line (its explanations are printed with it).
@@ -88,17 +80,17 @@ struct Trial {
                            const std::string& prefer) {
     const Group& g = sim.groups[pg.units[k]];
     std::vector<size_t> fresh;
-    std::vector<ResourceClaim> saved;
+    std::vector<api::ResourceClaim> saved;
     for (size_t c : g.claims) {
-      if (sim.claims[c].allocation || std::ranges::find(fresh, c) != fresh.end()) continue;
+      if (sim.claims[c].status.allocation || std::ranges::find(fresh, c) != fresh.end()) continue;
       fresh.push_back(c);
       if (!dom) continue;
       saved.push_back(sim.claims[c]);
-      Constrain(sim.claims[c], dom->selector);
+      sim.claims[c] = group::Constrained(sim.claims[c], dom->selector);
     }
     GroupOutcome go = RunGroup(sim, g, false, "", prefer);
     for (size_t i = 0; i < saved.size(); ++i) {  // the claims as written, with the result
-      saved[i].allocation = std::move(sim.claims[fresh[i]].allocation);
+      saved[i].status.allocation = std::move(sim.claims[fresh[i]].status.allocation);
       sim.claims[fresh[i]] = std::move(saved[i]);
     }
     last[k] = go;
@@ -107,14 +99,14 @@ struct Trial {
       return {false, "", Reason(go)};
     }
     for (size_t c : fresh) {
-      if (sim.claims[c].allocation) claims.push_back(c);
+      if (sim.claims[c].status.allocation) claims.push_back(c);
     }
     if (!go.node.empty()) pods.push_back(PodOf(sim, pg.units[k]));
     return {true, go.node, ""};
   }
 
   void Undo() {
-    for (size_t c : claims) sim.claims[c].allocation.reset();
+    for (size_t c : claims) sim.claims[c].status.allocation.reset();
     std::erase_if(sim.in.cluster.pods, [&](const feasibility::PlacedPod& p) {
       return std::ranges::find(pods, p.pod.get()) != pods.end();
     });
@@ -129,12 +121,11 @@ struct Trial {
 }  // namespace
 
 Status ResetAllocator(Simulation& sim) {
-  std::vector<ResourceClaim> allocated;
+  std::vector<const api::ResourceClaim*> allocated;
   for (const auto& c : sim.claims) {
-    if (c.allocation) allocated.push_back(c);
+    if (c.status.allocation) allocated.push_back(&c);
   }
-  auto a = alloc::Allocator::Create(sim.allocator_config, sim.compute.classes, sim.compute.slices,
-                                    sim.compute.rules, allocated);
+  auto a = alloc::Allocator::Create(sim.allocator_config, sim.snapshot, allocated);
   if (!a.ok()) return a.status();
   sim.allocator = std::move(a).value();
   return OkStatus();
@@ -187,7 +178,7 @@ PodGroupOutcome RunPodGroup(Simulation& sim, const PodGroupUnits& pg) {
   bool constrained = !g.match_attribute.empty();
   std::vector<group::Domain> domains;
   if (constrained) {
-    auto all = group::DomainsOf(sim.compute.slices, g.match_attribute);
+    auto all = group::DomainsOf(sim.in.slices, g.match_attribute);
     if (!all.ok()) return pending(all.status().message());
     std::optional<std::string> in_use = DomainInUse(sim, pg);
     for (auto& d : *all) {

@@ -166,7 +166,7 @@ Status LoadManifest(const api::Manifest& m, const rapidjson::Document& doc,
   if (const auto* dc = std::get_if<api::DeviceClass>(&m.object)) {
     in->classes.push_back(*dc);
   } else if (const auto* rs = std::get_if<api::ResourceSlice>(&m.object)) {
-    in->slices.push_back(*rs);
+    in->slices.push_back(std::make_shared<const api::ResourceSlice>(*rs));
   } else if (const auto* tr = std::get_if<api::DeviceTaintRule>(&m.object)) {
     in->rules.push_back(*tr);
   } else if (m.kind == "AllocationPolicy") {
@@ -198,8 +198,8 @@ Status LoadManifest(const api::Manifest& m, const rapidjson::Document& doc,
 void NodesFromSlices(Inputs* in) {
   std::set<std::string> names;
   for (const auto& s : in->slices) {
-    if (s.spec.node_name && !s.spec.node_name->empty()) names.insert(*s.spec.node_name);
-    for (const auto& d : s.spec.devices) {
+    if (s->spec.node_name && !s->spec.node_name->empty()) names.insert(*s->spec.node_name);
+    for (const auto& d : s->spec.devices) {
       if (d.node_name && !d.node_name->empty()) names.insert(*d.node_name);
     }
   }

@@ -124,14 +124,14 @@ void WriteUnitJson(const Simulation& sim, const Group& g, const GroupOutcome& go
   w.Key("claims");
   w.StartArray();
   for (size_t i : g.claims) {
-    const ResourceClaim& c = sim.claims[i];
+    const api::ResourceClaim& c = sim.claims[i];
     w.StartObject();
     w.Key("claim");
-    std::string k = c.namespace_name + "/" + c.name;
+    std::string k = c.metadata.namespace_ + "/" + c.metadata.name;
     w.String(k.c_str());
-    if (c.allocation) {
+    if (c.status.allocation) {
       w.Key("allocation");
-      WriteAllocation(*c.allocation, w);
+      WriteAllocation(*c.status.allocation, w);
     }
     w.EndObject();
   }
@@ -153,7 +153,8 @@ void PrintUnit(const Simulation& sim, const Group& g, const GroupOutcome& go, st
     out << g.label << ": allocated" << (go.node.empty() ? "" : " on " + go.node)
         << (go.message.empty() ? "" : " (" + go.message + ")") << "\n";
     for (size_t i : g.claims) {
-      if (sim.claims[i].allocation) PrintAllocation(sim.claims[i], *sim.claims[i].allocation, out);
+      const auto& a = sim.claims[i].status.allocation;
+      if (a) PrintAllocation(sim.claims[i], *a, out);
     }
     return;
   }
@@ -281,7 +282,8 @@ int RunExplain(const Options& opts, std::ostream& out, std::ostream& err) {
   for (const Group& g : sim.groups) {
     bool target = false;
     for (size_t i : g.claims) {
-      if (sim.claims[i].namespace_name + "/" + sim.claims[i].name == want) target = true;
+      const auto& m = sim.claims[i].metadata;
+      if (m.namespace_ + "/" + m.name == want) target = true;
     }
     if (!target) {
       RunGroup(sim, g, false, "");  // earlier pods occupy devices
@@ -315,7 +317,7 @@ int RunExplain(const Options& opts, std::ostream& out, std::ostream& err) {
       if (e.outcome.kind == alloc::Outcome::Kind::kAllocated) {
         size_t k = 0;
         for (size_t i : g.claims) {
-          if (sim.claims[i].allocation || k >= e.outcome.results.size()) continue;
+          if (sim.claims[i].status.allocation || k >= e.outcome.results.size()) continue;
           PrintAllocation(sim.claims[i], e.outcome.results[k++], out);
         }
       }

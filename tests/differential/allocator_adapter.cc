@@ -25,7 +25,6 @@
 #include <rapidjson/writer.h>
 
 #include "controller/allocator/allocator.h"
-#include "controller/allocator/from_api.h"
 #include "controller/allocator/scenario_json.h"
 
 namespace draco::alloc {
@@ -33,24 +32,24 @@ namespace {
 
 struct Input {
   std::string id;
-  Node node;
-  std::vector<DeviceClass> classes;
-  std::vector<ResourceSlice> slices;
-  std::vector<ResourceClaim> allocated;
-  std::vector<ResourceClaim> claims;
+  api::Node node;
+  std::vector<api::DeviceClass> classes;
+  std::vector<std::shared_ptr<const api::ResourceSlice>> slices;
+  std::vector<api::ResourceClaim> allocated;
+  std::vector<api::ResourceClaim> claims;
   Features features;
   int64_t timeout_ms = 0;
 };
 
-// The API objects of list `name`, decoded with api::Decode and converted with `convert`.
-template <typename A, typename T, typename F>
-Status DecodeList(const rapidjson::Value& doc, const char* name, F convert, std::vector<T>* out) {
+// The API objects of list `name`, decoded with api::Decode.
+template <typename A>
+Status DecodeList(const rapidjson::Value& doc, const char* name, std::vector<A>* out) {
   auto it = doc.FindMember(name);
   if (it == doc.MemberEnd() || !it->value.IsArray()) return OkStatus();
   for (const auto& e : it->value.GetArray()) {
     auto v = DecodeApiValue<A>(e);
     if (!v.ok()) return v.status().WithPrefix(name);
-    out->push_back(convert(*v));
+    out->push_back(std::move(*v));
   }
   return OkStatus();
 }
@@ -63,16 +62,16 @@ StatusOr<Input> Parse(const rapidjson::Document& doc) {
   if (auto it = doc.FindMember("node"); it != doc.MemberEnd() && it->value.IsObject()) {
     auto n = DecodeApiValue<api::Node>(it->value);
     if (!n.ok()) return n.status().WithPrefix("node");
-    in.node = ToAllocNode(*n);
+    in.node = std::move(*n);
   }
-  // Claims as given: no DefaultClaim (upstream's tests hand over undefaulted claims).
-  Status st = DecodeList<api::DeviceClass>(doc, "classes", ToAllocClass, &in.classes);
-  if (st.ok()) st = DecodeList<api::ResourceSlice>(doc, "slices", ToAllocSlice, &in.slices);
-  if (st.ok()) {
-    st = DecodeList<api::ResourceClaim>(doc, "allocatedClaims", ToAllocClaimAsGiven, &in.allocated);
-  }
-  if (st.ok()) st = DecodeList<api::ResourceClaim>(doc, "claims", ToAllocClaimAsGiven, &in.claims);
+  std::vector<api::ResourceSlice> slices;
+  Status st = DecodeList(doc, "classes", &in.classes);
+  if (st.ok()) st = DecodeList(doc, "slices", &slices);
+  if (st.ok()) st = DecodeList(doc, "allocatedClaims", &in.allocated);
+  if (st.ok()) st = DecodeList(doc, "claims", &in.claims);
   if (!st.ok()) return st;
+  for (auto& sl : slices)
+    in.slices.push_back(std::make_shared<const api::ResourceSlice>(std::move(sl)));
   auto f = doc.FindMember("features");
   if (f == doc.MemberEnd() || !f->value.IsObject()) {
     return InvalidArgumentError("features: missing");
@@ -93,9 +92,13 @@ Outcome RunOnce(const Input& in, const std::shared_ptr<SelectorCompiler>& select
   cfg.scheduler_prefilter = false;
   cfg.deterministic_share_ids = true;
   cfg.timeout = std::chrono::milliseconds(in.timeout_ms);
-  auto alloc = Allocator::Create(cfg, in.classes, in.slices, {}, in.allocated);
+  // Claims as given: no API-server defaulting (upstream's tests hand over undefaulted claims).
+  cfg.default_claims = false;
+  std::vector<const api::ResourceClaim*> allocated;
+  for (const auto& c : in.allocated) allocated.push_back(&c);
+  auto alloc = Allocator::Create(cfg, in.classes, in.slices, {}, allocated);
   if (!alloc.ok()) return Outcome{Outcome::Kind::kError, {}, alloc.status().message(), "", 0};
-  std::vector<const ResourceClaim*> claims;
+  std::vector<const api::ResourceClaim*> claims;
   for (const auto& c : in.claims) claims.push_back(&c);
   return (*alloc)->Allocate(in.node, claims);
 }

@@ -1,4 +1,4 @@
-#include "controller/allocator/model.h"
+#include "controller/allocator/compute_model.h"
 
 #include <algorithm>
 #include <limits>

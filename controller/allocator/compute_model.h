@@ -4,7 +4,7 @@
 //
 // These are plain value types (thread-compatible). They are the allocator's own compute format;
 // `from_api.h` builds them from the api model (the controller, simulate and the oracle scenario
-// protocol); `json_codec.h` decodes them from Kubernetes JSON only as from_api_test's reference.
+// protocol).
 #pragma once
 
 #include <cstdint>
@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "controller/allocator/features.h"
 #include "controller/api/quantity.h"
 
 namespace draco::alloc {
@@ -317,25 +318,8 @@ struct AllocationPolicy {
   friend bool operator==(const AllocationPolicy&, const AllocationPolicy&) = default;
 };
 
-// Which optional allocator behaviours are on (kube-scheduler 1.37 defaults).
-struct Features {
-  bool admin_access = true;
-  bool prioritized_list = true;
-  bool partitionable_devices = true;
-  bool device_taints = true;
-  bool device_taint_rules = true;
-  bool device_binding = true;
-  bool consumable_capacity = true;
-  bool fractional_capacity_range = false;
-  bool list_type_attributes = false;
-  bool optional_node_operations = false;
-  bool derived_attributes = false;
-  bool compatibility_groups = false;
-  // Not allocator semantics, carried here so one gate table serves draco: DRAExtendedResource
-  // (draco plans the special claim of gated pods asking for extended resources a DeviceClass
-  // serves) and DRAWorkloadResourceClaims (claims of a PodGroup's templates, shared by its pods).
-  bool extended_resource = true;
-  bool workload_resource_claims = false;
-};
+// API-server defaulting of a claim (and of allocation-result tolerations): allocationMode ""
+// -> ExactCount, count 0 with ExactCount -> 1, toleration operator "" -> Equal.
+void DefaultClaim(ResourceClaim& claim);
 
 }  // namespace draco::alloc
