@@ -126,14 +126,14 @@ TEST(AlphaFeaturesTest, ExplanationCountsDevicesIncompatibleWithAllocatedPeers) 
   r.pool = "n0";
   r.device = "a";
   done.allocation->results.push_back(r);
-  Allocator::Config cfg;
+  ComputeConfig cfg;
   cfg.features = f;
   cfg.selectors = NewCelSelectorCompiler();
-  auto a = Allocator::Create(cfg, {GpuClass()},
-                             Pool({Gpu("a", {"x"}), Gpu("b", {"y"}), Gpu("c", {"y"})}), {}, {done});
+  auto a = CreateAllocator(cfg, {GpuClass()},
+                           Pool({Gpu("a", {"x"}), Gpu("b", {"y"}), Gpu("c", {"y"})}), {}, {done});
   ASSERT_TRUE(a.ok()) << a.status();
   ResourceClaim one = Claim("c", 1);
-  Explanation e = (*a)->Explain(kNode, {&one});
+  Explanation e = ComputeExplain(**a, kNode, {&one});
   ASSERT_EQ(e.outcome.kind, Outcome::Kind::kUnsatisfiable);
   const RequestFunnel& fn = e.requests.at(0);
   ASSERT_GE(fn.stages.size(), 5u);

@@ -88,7 +88,7 @@ TEST(ExplainTest, TaintStageNamesTheUntoleratedTaint) {
   auto a = New({NodeSlice({gpu})});
   ResourceClaim c = Claim("c", 1);
   c.requests[0].exactly->tolerations.push_back({"maintenance", "Exists", "", "", std::nullopt});
-  Explanation e = a->Explain(kNode, {&c});
+  Explanation e = ComputeExplain(*a, kNode, {&c});
   ASSERT_EQ(e.outcome.kind, Outcome::Kind::kUnsatisfiable);
   const RequestFunnel& f = e.requests.at(0);
   ASSERT_EQ(f.stages.size(), 7u);
