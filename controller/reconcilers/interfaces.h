@@ -80,6 +80,12 @@ class Enqueuer {
   virtual ~Enqueuer() = default;
   virtual void Add(const std::string& key) = 0;
   virtual void AddAfter(const std::string& key, Clock::Duration delay) = 0;
+  // Like Add, but the key is handed to a worker before every key added with Add
+  // (k8s::workqueue::Queue::AddUrgent): for short work others wait on, such as creating a new
+  // pod's claims or removing the gate of a pod whose allocation the watch just confirmed.
+  virtual void AddUrgent(const std::string& key) { Add(key); }
+  // Urgent keys waiting for a worker (0 for an enqueuer without an urgent line).
+  virtual int UrgentLen() const { return 0; }
 };
 
 // What the controller asks of the allocator: allocate `claims` (unallocated, pod order) on one of
