@@ -33,8 +33,10 @@ class ApiWriter {
   // DELETE with a UID precondition (a re-created claim of the same name is left alone).
   virtual Status DeleteClaim(const std::string& ns, const std::string& name,
                              const std::string& uid) = 0;
-  // Server-side apply of pods/status resourceClaimStatuses: `statuses` is the complete set this
-  // field manager owns.
+  // Sets pods/status resourceClaimStatuses to `statuses`, the complete list (this controller is its
+  // only writer): a JSON patch guarded by a test of the pod's UID (never written to a re-created
+  // pod of the same name). The result is what upstream's server-side apply gives, at less cost
+  // for the API server (no apply merge; issue #18).
   virtual StatusOr<PodPtr> ApplyPodClaimStatuses(
       const api::Pod& pod, const std::vector<api::PodResourceClaimStatus>& statuses) = 0;
   // Removes scheduling gate `gate` (JSON patch guarded by a test of the entry). Returns nullptr
