@@ -38,7 +38,11 @@ Queue::~Queue() {
 void Queue::EnqueueLocked(const std::string& item, Clock::TimePoint now) {
   add_times_.emplace(item, now);
   depth_->Inc();
-  (urgent_set_.count(item) != 0 ? urgent_ : queue_).push_back(item);
+  if (next_set_.count(item) != 0) {
+    urgent_.push_front(item);
+  } else {
+    (urgent_set_.count(item) != 0 ? urgent_ : queue_).push_back(item);
+  }
   cv_.notify_one();
 }
 
@@ -52,16 +56,27 @@ void Queue::Add(const std::string& item) {
   EnqueueLocked(item, clock_->Now());
 }
 
-void Queue::AddUrgent(const std::string& item) {
+void Queue::AddUrgent(const std::string& item) { AddUrgently(item, /*next=*/false); }
+
+void Queue::AddNext(const std::string& item) { AddUrgently(item, /*next=*/true); }
+
+void Queue::AddUrgently(const std::string& item, bool next) {
   std::lock_guard<std::mutex> l(mu_);
   if (shutting_down_) return;
-  if (!urgent_set_.insert(item).second) return;  // already urgent
+  const bool was_urgent = !urgent_set_.insert(item).second;
+  if (next) next_set_.insert(item);
   if (dirty_.count(item) != 0) {
-    if (processing_.count(item) != 0) return;  // Done() re-queues it urgently
-    // Waiting in the normal line: move it (rare, and the line is short next to a reconcile).
-    if (auto it = std::find(queue_.begin(), queue_.end(), item); it != queue_.end()) {
-      queue_.erase(it);
-      urgent_.push_back(item);
+    if (processing_.count(item) != 0) return;  // Done() re-queues it in its place
+    if (was_urgent && !next) return;           // already waiting in the urgent line
+    // Waiting: move it (rare, and the lines are short next to a reconcile).
+    std::deque<std::string>& from = was_urgent ? urgent_ : queue_;
+    if (auto it = std::find(from.begin(), from.end(), item); it != from.end()) {
+      from.erase(it);
+      if (next) {
+        urgent_.push_front(item);
+      } else {
+        urgent_.push_back(item);
+      }
       cv_.notify_one();
     }
     return;
@@ -90,6 +105,7 @@ std::optional<std::string> Queue::Get() {
   std::string item = std::move(line.front());
   line.pop_front();
   urgent_set_.erase(item);
+  next_set_.erase(item);
   const auto now = clock_->Now();
   depth_->Dec();
   if (auto it = add_times_.find(item); it != add_times_.end()) {

@@ -53,6 +53,10 @@ class Queue {
   // never-concurrent guarantee are those of Add. Lets cheap work that others wait for (creating a
   // new pod's claims) overtake a backlog of expensive work (allocations and their writes).
   void AddUrgent(const std::string& item);
+  // Like AddUrgent, but `item` goes to the front of the urgent line (moved there if it waits):
+  // for work that completes what others started (releasing a pod whose allocation is confirmed)
+  // ahead of work that starts something new.
+  void AddNext(const std::string& item);
   // Items waiting to be handed out (not counting those being processed).
   int Len() const;
   // Urgent items waiting to be handed out.
@@ -95,12 +99,15 @@ class Queue {
   std::condition_variable cv_;
   // Inserts a dirty, not processing `item` into its line. mu_ must be held.
   void EnqueueLocked(const std::string& item, Clock::TimePoint now);
+  // AddUrgent, or AddNext when `next`.
+  void AddUrgently(const std::string& item, bool next);
 
   std::deque<std::string> urgent_;              // order of processing, before queue_
   std::deque<std::string> queue_;               // order of processing
   std::unordered_set<std::string> dirty_;       // needs processing
   std::unordered_set<std::string> processing_;  // handed out, not Done
   std::unordered_set<std::string> urgent_set_;  // dirty items to hand out urgently
+  std::unordered_set<std::string> next_set_;    // those of them to put first (AddNext)
   std::unordered_map<std::string, Clock::TimePoint> add_times_;
   std::unordered_map<std::string, Clock::TimePoint> start_times_;
   bool shutting_down_ = false;

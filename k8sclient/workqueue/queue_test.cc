@@ -82,6 +82,27 @@ TEST(QueueTest, AddUrgentWhileProcessingRequeuesUrgentlyAfterDone) {
   EXPECT_EQ(*q.Get(), "a");
 }
 
+TEST(QueueTest, AddNextGoesAheadOfTheUrgentLine) {
+  Queue q;
+  q.Add("a");
+  q.AddUrgent("u1");
+  q.AddUrgent("u2");
+  q.AddNext("n1");
+  q.AddNext("a");   // moved from the normal line to the very front
+  q.AddNext("u2");  // moved to the front of the urgent line
+  std::vector<std::string> order;
+  for (int i = 0; i < 4; ++i) order.push_back(*q.Get());
+  EXPECT_EQ(order, (std::vector<std::string>{"u2", "a", "n1", "u1"}));
+  // Being processed: Done() puts it first.
+  q.Add("b");
+  q.AddUrgent("c");
+  q.AddNext("u1");
+  q.Done("u1");
+  EXPECT_EQ(*q.Get(), "u1");
+  EXPECT_EQ(*q.Get(), "c");
+  EXPECT_EQ(*q.Get(), "b");
+}
+
 TEST(QueueTest, AddWhileProcessingRequeuesAfterDone) {
   Queue q;
   q.Add("a");
