@@ -96,16 +96,17 @@ void Controller::OnPod(const PodPtr& old, const PodPtr& now) {
   if (!now || !HasSchedulingGate(*now)) ForgetPendingRelease(p->metadata.uid);
   if (!now || PodReleasesClaims(*now)) {
     ReleasePlannedExtended(p->metadata.uid);
-    // The pod no longer needs its claims: their reservations (and generated claims) go.
+    // The pod no longer needs its claims: their reservations (and generated claims) go. Urgent:
+    // short writes that free devices parked pods wait for.
     for (const auto& pc : p->spec.resource_claims) {
       auto r = ResolveClaimName(*p, pc);
-      if (r.ok() && r->name) queue_.Add(QueueKey("claim", ns, *r->name));
+      if (r.ok() && r->name) queue_.AddUrgent(QueueKey("claim", ns, *r->name));
     }
     if (std::string ext = ExtendedClaimName(*p); !ext.empty()) {
-      queue_.Add(QueueKey("claim", ns, ext));  // kube-scheduler's extended-resource claim
+      queue_.AddUrgent(QueueKey("claim", ns, ext));  // kube-scheduler's extended-resource claim
     }
     for (const auto& c : cache_.ClaimsOwnedByPod(p->metadata.uid)) {
-      queue_.Add(QueueKey("claim", ns, c->metadata.name));
+      queue_.AddUrgent(QueueKey("claim", ns, c->metadata.name));
     }
     if (!now) return;
   }
@@ -138,7 +139,7 @@ void Controller::OnClaim(const ClaimPtr& old, const ClaimPtr& now) {
     if (p->metadata.deletion_timestamp || IsPodDone(*p)) continue;
     if (now && now->status.allocation && HasSchedulingGate(*p) && p->spec.node_name.empty()) {
       // The watch confirms an allocation: the gate may come off (ReleaseAllocatedPod).
-      queue_.AddUrgent(QueueKey("pod", ns, p->metadata.name));
+      queue_.AddNext(QueueKey("pod", ns, p->metadata.name));
     } else if (HasSchedulingGate(*p) || !p->spec.node_name.empty() || !now) {
       queue_.Add(QueueKey("pod", ns, p->metadata.name));
     }

@@ -5,9 +5,10 @@
 // processed by two workers at once (workqueue guarantee), so per-object logic needs no locks.
 // Short work that a pod waits on goes in the queue's urgent line (Enqueuer::AddUrgent), ahead of
 // the backlog of allocations and their writes: a pod whose generated claims are not recorded yet
-// (claim creation), and a gated pod one of whose claims the watch shows allocated (gate
-// removal). A gated pod whose claims were just created is allocated in the same pass unless
-// urgent keys are waiting; then it goes back to the normal line and the worker takes them.
+// (claim creation) and the claims of a pod that finished or went (they free devices); a gated pod
+// one of whose claims the watch shows allocated goes first of all (AddNext: gate removal finishes
+// what was started). A gated pod whose claims were just created is allocated in the same pass
+// unless urgent keys are waiting; then it goes back to the normal line and the worker takes them.
 //
 // Pod sync (SyncPod):
 //   1. For every spec.resourceClaims entry with a template: find the recorded claim, else an

@@ -117,7 +117,7 @@ TEST_F(ControllerTest, GateIsRemovedOnlyAfterTheWatchDeliveredTheAllocation) {
     cache.UpsertClaim(now);
     waiting.OnClaim(old, now);
   }
-  EXPECT_TRUE(queue.urgent.count("pod:ns/train"));
+  EXPECT_TRUE(queue.next.count("pod:ns/train"));
   r = waiting.SyncPod("ns", "train");
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_FALSE(r->requeue_after.has_value());
@@ -393,7 +393,7 @@ TEST_F(ControllerTest, FinishedPodReleasesAndDeletesGeneratedClaimInTwoWrites) {
   std::string name = writer.claims.begin()->second.metadata.name;
   queue.added.clear();
   ctrl.OnPod(nullptr, cache.GetPod("ns", "p"));
-  EXPECT_TRUE(queue.added.count("claim:ns/" + name));
+  EXPECT_TRUE(queue.urgent.count("claim:ns/" + name));  // its devices are waited for
   ASSERT_TRUE(ctrl.SyncClaim("ns", name).ok());
   // The pod is done and the claim is its own: finalizer removed and claim deleted, without a
   // separate deallocation write (the object, and with it the allocation, goes).

@@ -86,6 +86,9 @@ class Enqueuer {
   // (k8s::workqueue::Queue::AddUrgent): for short work others wait on, such as creating a new
   // pod's claims or removing the gate of a pod whose allocation the watch just confirmed.
   virtual void AddUrgent(const std::string& key) { Add(key); }
+  // Like AddUrgent, but ahead of every other urgent key (k8s::workqueue::Queue::AddNext): work
+  // that completes what others started, such as releasing a pod whose allocation is confirmed.
+  virtual void AddNext(const std::string& key) { AddUrgent(key); }
   // Urgent keys waiting for a worker (0 for an enqueuer without an urgent line).
   virtual int UrgentLen() const { return 0; }
 };
