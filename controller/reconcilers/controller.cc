@@ -368,12 +368,7 @@ StatusOr<Result> Controller::AllocateForPod(const api::Pod& pod, const PodClaims
   const std::string queue_key = QueueKey("pod", pod.metadata.namespace_, pod.metadata.name);
   std::vector<ClaimPtr> allocated, to_allocate;
   if (auto wait = NotReadyToAllocate(pod, pc, allocated, to_allocate)) return *wait;
-  if (to_allocate.empty() && !pc.planned_extended) {
-    // Allocated by an earlier pass that waits for the watch: release on that pass's decision.
-    if (auto p = FindPendingRelease(pod.metadata.uid)) {
-      return ReleaseAllocatedPod(pod, pc, p->node, p->pin);
-    }
-  }
+  if (auto released = ReleasePending(pod, pc, to_allocate.empty())) return *released;
   std::vector<ClaimPtr> planned = to_allocate;  // what the allocator decides on
   if (pc.planned_extended) planned.push_back(pc.planned_extended);
   if (selector) {

@@ -287,6 +287,11 @@ class Controller {
   };
   void ForgetPendingRelease(const std::string& pod_uid);
   std::optional<PendingRelease> FindPendingRelease(const std::string& pod_uid) const;
+  // A pass after an earlier one allocated every claim of the pod (`all_allocated`) and waits for
+  // the watch: ReleaseAllocatedPod on that pass's node and pin (no node filter again); nullopt
+  // when there is no such pending release.
+  std::optional<StatusOr<Result>> ReleasePending(const api::Pod& pod, const PodClaims& pc,
+                                                 bool all_allocated);
   // Planned special claims stay in flight in the allocator (their devices are held, and count
   // against namespace limits) from the gate removal until kube-scheduler's own claim for the pod
   // is seen allocated, or the pod is done or gone (extended_resource.cc).

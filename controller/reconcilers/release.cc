@@ -22,6 +22,14 @@ std::optional<Controller::PendingRelease> Controller::FindPendingRelease(
   return it->second;
 }
 
+std::optional<StatusOr<Result>> Controller::ReleasePending(const api::Pod& pod, const PodClaims& pc,
+                                                           bool all_allocated) {
+  if (!all_allocated || pc.planned_extended) return std::nullopt;
+  auto p = FindPendingRelease(pod.metadata.uid);
+  if (!p) return std::nullopt;
+  return ReleaseAllocatedPod(pod, pc, p->node, p->pin);
+}
+
 StatusOr<Result> Controller::ReleaseAllocatedPod(const api::Pod& pod, const PodClaims& pc,
                                                  const std::string& node, bool pin) {
   const std::string pod_key = pod.metadata.namespace_ + "/" + pod.metadata.name;
