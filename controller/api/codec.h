@@ -49,6 +49,12 @@ template <typename T>
 StatusOr<T> Decode(std::string_view json);
 template <typename T>
 std::string Encode(const T& obj);
+// Like Decode, but the top-level object's metadata.managedFields is dropped while parsing: never
+// built as a tree, never kept in metadata.unknown (so Encode does not write it back). For watch
+// events of objects draco reads but never writes back whole (pods, nodes): managedFields is often
+// the largest part of a pod, and nothing in draco reads it.
+template <typename T>
+StatusOr<T> DecodeSkippingManagedFields(std::string_view json);
 // A YAML (or JSON) text holding exactly one document.
 template <typename T>
 StatusOr<T> DecodeYaml(std::string_view yaml);

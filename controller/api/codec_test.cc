@@ -147,6 +147,45 @@ TEST(CodecTest, UnknownFieldsSurviveModifyAndEncode) {
   EXPECT_TRUE(*back == *c);
 }
 
+TEST(CodecTest, DecodeSkippingManagedFieldsDropsOnlyTheRootMetadatasManagedFields) {
+  // managedFields at the root's metadata is dropped (whatever its value, wherever in metadata);
+  // the same name anywhere else (a label, a nested object's metadata) is data and stays.
+  std::string in =
+      R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","managedFields":[{"manager":)"
+      R"("kcm","fieldsV1":{"f:status":{"f:x":{}}},"time":"t"},{"manager":"s","n":[1,[2],{}]}],)"
+      R"("labels":{"managedFields":"kept"},"uid":"u"},"spec":{"containers":[{"name":"c",)"
+      R"("image":"i"}],"extra":{"metadata":{"managedFields":[1]}}},"status":{"phase":"Pending"}})";
+  StatusOr<Pod> full = Decode<Pod>(in);
+  StatusOr<Pod> lean = DecodeSkippingManagedFields<Pod>(in);
+  ASSERT_TRUE(full.ok()) << full.status();
+  ASSERT_TRUE(lean.ok()) << lean.status();
+  ASSERT_EQ(full->metadata.unknown.members.size(), 1u);
+  EXPECT_EQ(full->metadata.unknown.members[0].first, "managedFields");
+  EXPECT_TRUE(lean->metadata.unknown.empty());
+  Pod expect = *full;
+  expect.metadata.unknown.members.clear();
+  EXPECT_TRUE(*lean == expect);
+  EXPECT_EQ(lean->metadata.labels.at("managedFields"), "kept");
+  EXPECT_EQ(lean->metadata.uid, "u");
+  EXPECT_NE(Encode(*lean).find(R"("extra":{"metadata":{"managedFields":[1]}})"), std::string::npos);
+  // Scalar and null values, and the member as the last one of metadata.
+  for (std::string v : {"null", "7", "\"x\"", "{}"}) {
+    auto p = DecodeSkippingManagedFields<Pod>(R"({"metadata":{"name":"p","managedFields":)" + v +
+                                              R"(},"status":{"phase":"Running"}})");
+    ASSERT_TRUE(p.ok()) << v << ": " << p.status();
+    EXPECT_EQ(p->metadata.name, "p") << v;
+    EXPECT_TRUE(p->metadata.unknown.empty()) << v;
+    EXPECT_EQ(p->status.phase, "Running") << v;
+  }
+  // Errors are Decode's.
+  for (std::string bad : {R"({"metadata":{"managedFields":[}})", "[1]", R"({"metadata":7})"}) {
+    auto a = Decode<Pod>(bad);
+    auto b = DecodeSkippingManagedFields<Pod>(bad);
+    ASSERT_FALSE(b.ok()) << bad;
+    EXPECT_EQ(a.status().ToString(), b.status().ToString()) << bad;
+  }
+}
+
 TEST(CodecTest, PodOverheadPodResourcesAndSidecarRestartPolicyRoundTrip) {
   std::string in =
       R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"initContainers":[)"

@@ -42,6 +42,13 @@ void Str(Writer& w, const char* key, std::string_view v) {
   w.String(v.data(), static_cast<rapidjson::SizeType>(v.size()));
 }
 
+// Writes are attributed to draco's field manager (managedFields), as its applies are.
+k8s::PatchOptions WriteAs() {
+  k8s::PatchOptions opts;
+  opts.field_manager = std::string(kFieldManager);
+  return opts;
+}
+
 }  // namespace
 
 StatusOr<ClaimPtr> RestApiWriter::CreateClaim(const api::ResourceClaim& claim) {
@@ -69,21 +76,27 @@ Status RestApiWriter::DeleteClaim(const std::string& ns, const std::string& name
 
 StatusOr<PodPtr> RestApiWriter::ApplyPodClaimStatuses(
     const api::Pod& pod, const std::vector<api::PodResourceClaimStatus>& statuses) {
+  return DecodePod(client_.Patch(k8s::kPods, pod.metadata.namespace_, pod.metadata.name,
+                                 k8s::PatchType::kJsonPatch, PodClaimStatusesPatch(pod, statuses),
+                                 WriteAs(), "status"));
+}
+
+std::string PodClaimStatusesPatch(const api::Pod& pod,
+                                  const std::vector<api::PodResourceClaimStatus>& statuses) {
   rapidjson::StringBuffer sb;
   Writer w(sb);
+  w.StartArray();
+  // Guards against writing to a re-created pod of the same name.
   w.StartObject();
-  Str(w, "apiVersion", "v1");
-  Str(w, "kind", "Pod");
-  w.Key("metadata");
-  w.StartObject();
-  Str(w, "name", pod.metadata.name);
-  Str(w, "namespace", pod.metadata.namespace_);
-  // Guards against applying to a re-created pod of the same name.
-  Str(w, "uid", pod.metadata.uid);
+  Str(w, "op", "test");
+  Str(w, "path", "/metadata/uid");
+  Str(w, "value", pod.metadata.uid);
   w.EndObject();
-  w.Key("status");
+  // "add" of an existing member replaces it (RFC 6902).
   w.StartObject();
-  w.Key("resourceClaimStatuses");
+  Str(w, "op", "add");
+  Str(w, "path", "/status/resourceClaimStatuses");
+  w.Key("value");
   w.StartArray();
   for (const auto& s : statuses) {
     w.StartObject();
@@ -93,12 +106,8 @@ StatusOr<PodPtr> RestApiWriter::ApplyPodClaimStatuses(
   }
   w.EndArray();
   w.EndObject();
-  w.EndObject();
-  k8s::PatchOptions opts;
-  opts.field_manager = std::string(kFieldManager);
-  opts.force = true;
-  return DecodePod(client_.Patch(k8s::kPods, pod.metadata.namespace_, pod.metadata.name,
-                                 k8s::PatchType::kApply, sb.GetString(), opts, "status"));
+  w.EndArray();
+  return std::string(sb.GetString(), sb.GetSize());
 }
 
 namespace {

@@ -50,4 +50,9 @@ class RestApiWriter : public ApiWriter {
 std::optional<std::string> GateRemovalPatch(const api::Pod& pod, std::string_view gate,
                                             std::string_view pin_node);
 
+// The JSON patch RestApiWriter::ApplyPodClaimStatuses sends to pods/status (exposed for tests): a
+// test of metadata.uid, then status.resourceClaimStatuses set to `statuses`.
+std::string PodClaimStatusesPatch(const api::Pod& pod,
+                                  const std::vector<api::PodResourceClaimStatus>& statuses);
+
 }  // namespace draco::reconcilers

@@ -176,11 +176,17 @@ class PodPatchClient : public k8s::RestClient {
   std::vector<std::string> patches;
   int gets = 0;
   api::Pod live;
+  k8s::PatchType last_type = k8s::PatchType::kMergePatch;
+  std::string last_manager, last_subresource;
 
   StatusOr<std::string> Patch(const k8s::GroupVersionResource&, std::string_view, std::string_view,
-                              k8s::PatchType, std::string_view body, const k8s::PatchOptions&,
-                              std::string_view) override {
+                              k8s::PatchType type, std::string_view body,
+                              const k8s::PatchOptions& opts,
+                              std::string_view subresource) override {
     patches.emplace_back(body);
+    last_type = type;
+    last_manager = opts.field_manager;
+    last_subresource = subresource;
     Status st =
         patches.size() <= patch_results.size() ? patch_results[patches.size() - 1] : OkStatus();
     if (!st.ok()) return st;
@@ -243,6 +249,40 @@ TEST(RemoveSchedulingGateTest, TransportFailureIsReturnedNotTakenForARefusal) {
     EXPECT_EQ(client.patches.size(), 1u);
     EXPECT_EQ(client.gets, 0);
   }
+}
+
+TEST(PodClaimStatusesPatchTest, TestsTheUidThenSetsTheWholeList) {
+  api::PodResourceClaimStatus a, b;
+  a.name = "gpu";
+  a.resource_claim_name = "p-gpu-x";
+  b.name = "none";  // recorded without a claim (nothing needed)
+  auto d = Ops(PodClaimStatusesPatch(LivePod(), {a, b}));
+  ASSERT_EQ(d.Size(), 2u);
+  EXPECT_EQ(Op(d[0]), "test /metadata/uid");
+  EXPECT_STREQ(d[0]["value"].GetString(), "uid-p");
+  EXPECT_EQ(Op(d[1]), "add /status/resourceClaimStatuses");
+  const rapidjson::Value& v = d[1]["value"];
+  ASSERT_EQ(v.Size(), 2u);
+  EXPECT_STREQ(v[0]["name"].GetString(), "gpu");
+  EXPECT_STREQ(v[0]["resourceClaimName"].GetString(), "p-gpu-x");
+  EXPECT_STREQ(v[1]["name"].GetString(), "none");
+  EXPECT_FALSE(v[1].HasMember("resourceClaimName"));
+}
+
+// The status write is a JSON patch of pods/status by draco's field manager, not an apply.
+TEST(ApplyPodClaimStatusesTest, SendsTheJsonPatchToTheStatusSubresource) {
+  PodPatchClient client;
+  client.live = LivePod();
+  RestApiWriter writer(client);
+  api::PodResourceClaimStatus a;
+  a.name = "gpu";
+  a.resource_claim_name = "p-gpu-x";
+  ASSERT_TRUE(writer.ApplyPodClaimStatuses(client.live, {a}).ok());
+  ASSERT_EQ(client.patches.size(), 1u);
+  EXPECT_EQ(client.patches[0], PodClaimStatusesPatch(client.live, {a}));
+  EXPECT_EQ(client.last_type, k8s::PatchType::kJsonPatch);
+  EXPECT_EQ(client.last_subresource, "status");
+  EXPECT_EQ(client.last_manager, kFieldManager);
 }
 
 TEST(RemoveSchedulingGateTest, RefusedPinIsDroppedWhenThePodHasNotChanged) {

@@ -93,23 +93,38 @@ void Controller::OnPod(const PodPtr& old, const PodPtr& now) {
   if (!p || !PodConsumesClaims(*p)) return;
   const std::string& ns = p->metadata.namespace_;
   if (!now) RememberDeletedPod(p->metadata.uid);
+  if (!now || !HasSchedulingGate(*now)) ForgetPendingRelease(p->metadata.uid);
   if (!now || PodReleasesClaims(*now)) {
     ReleasePlannedExtended(p->metadata.uid);
-    // The pod no longer needs its claims: their reservations (and generated claims) go.
+    // The pod no longer needs its claims: their reservations (and generated claims) go. Urgent:
+    // short writes that free devices parked pods wait for.
     for (const auto& pc : p->spec.resource_claims) {
       auto r = ResolveClaimName(*p, pc);
-      if (r.ok() && r->name) queue_.Add(QueueKey("claim", ns, *r->name));
+      if (r.ok() && r->name) queue_.AddUrgent(QueueKey("claim", ns, *r->name));
     }
     if (std::string ext = ExtendedClaimName(*p); !ext.empty()) {
-      queue_.Add(QueueKey("claim", ns, ext));  // kube-scheduler's extended-resource claim
+      queue_.AddUrgent(QueueKey("claim", ns, ext));  // kube-scheduler's extended-resource claim
     }
     for (const auto& c : cache_.ClaimsOwnedByPod(p->metadata.uid)) {
-      queue_.Add(QueueKey("claim", ns, c->metadata.name));
+      queue_.AddUrgent(QueueKey("claim", ns, c->metadata.name));
     }
     if (!now) return;
   }
   if (now->metadata.deletion_timestamp) return;
-  queue_.Add(QueueKey("pod", ns, now->metadata.name));
+  if (NeedsClaimCreation(*now)) {
+    queue_.AddUrgent(QueueKey("pod", ns, now->metadata.name));
+  } else {
+    queue_.Add(QueueKey("pod", ns, now->metadata.name));
+  }
+}
+
+bool Controller::NeedsClaimCreation(const api::Pod& pod) {
+  if (!pod.spec.node_name.empty() || IsPodDone(pod)) return false;
+  for (const auto& pc : pod.spec.resource_claims) {
+    auto r = ResolveClaimName(pod, pc);
+    if (r.ok() && r->not_created_yet) return true;
+  }
+  return false;
 }
 
 void Controller::OnClaim(const ClaimPtr& old, const ClaimPtr& now) {
@@ -122,7 +137,10 @@ void Controller::OnClaim(const ClaimPtr& old, const ClaimPtr& now) {
   }
   for (const auto& p : cache_.PodsForClaim(ns, c->metadata.name)) {
     if (p->metadata.deletion_timestamp || IsPodDone(*p)) continue;
-    if (HasSchedulingGate(*p) || !p->spec.node_name.empty() || !now) {
+    if (now && now->status.allocation && HasSchedulingGate(*p) && p->spec.node_name.empty()) {
+      // The watch confirms an allocation: the gate may come off (ReleaseAllocatedPod).
+      queue_.AddNext(QueueKey("pod", ns, p->metadata.name));
+    } else if (HasSchedulingGate(*p) || !p->spec.node_name.empty() || !now) {
       queue_.Add(QueueKey("pod", ns, p->metadata.name));
     }
   }
@@ -309,6 +327,11 @@ StatusOr<Result> Controller::SyncPod(const std::string& ns, const std::string& n
   if (!ensured.ok()) return ensured.status();
   if (!pod->spec.node_name.empty()) return ReserveForBoundPod(*pod, claims);
   if (!options_.allocate) return Result{};
+  if (*ensured && HasSchedulingGate(*pod) && queue_.UrgentLen() > 0) {
+    // Other pods wait for their claims: create those first, allocate this one afterwards.
+    queue_.Add(QueueKey("pod", ns, name));
+    return Result{};
+  }
   if (HasSchedulingGate(*pod)) {
     if (auto g = GroupOfPod(*pod)) return SyncGroupMember(*pod, claims, *g);
     return AllocateForPod(*pod, claims);
@@ -345,6 +368,7 @@ StatusOr<Result> Controller::AllocateForPod(const api::Pod& pod, const PodClaims
   const std::string queue_key = QueueKey("pod", pod.metadata.namespace_, pod.metadata.name);
   std::vector<ClaimPtr> allocated, to_allocate;
   if (auto wait = NotReadyToAllocate(pod, pc, allocated, to_allocate)) return *wait;
+  if (auto released = ReleasePending(pod, pc, to_allocate.empty())) return *released;
   std::vector<ClaimPtr> planned = to_allocate;  // what the allocator decides on
   if (pc.planned_extended) planned.push_back(pc.planned_extended);
   if (selector) {
@@ -441,6 +465,7 @@ StatusOr<Result> Controller::AllocateForPod(const api::Pod& pod, const PodClaims
         }
         return st;
       }
+      ForgetPendingRelease(pod.metadata.uid);  // a new decision: its own deadline, node and pin
     }
     if (planned.empty()) cache_.NominatePod(pod_key, node);
   }
@@ -497,34 +522,6 @@ std::optional<StatusOr<Result>> Controller::NotReadyToAllocate(const api::Pod& p
     }
   }
   return std::nullopt;
-}
-
-StatusOr<Result> Controller::ReleaseAllocatedPod(const api::Pod& pod, const PodClaims& pc,
-                                                 const std::string& node, bool pin) {
-  const std::string pod_key = pod.metadata.namespace_ + "/" + pod.metadata.name;
-  if (options_.release_after_observed) {
-    std::vector<ClaimPtr> current;
-    for (const auto& c : pc.claims) {
-      current.push_back(cache_.GetClaim(c->metadata.namespace_, c->metadata.name));
-    }
-    if (!cache_.WaitClaimsObserved(current, clock_, clock_.Now() + options_.observe_timeout)) {
-      spdlog::debug(
-          "pod {}: allocation not seen through the watch after {} ms; releasing anyway", pod_key,
-          std::chrono::duration_cast<std::chrono::milliseconds>(options_.observe_timeout).count());
-    }
-  }
-  // This pass may have applied the pod's status: patch the newest version we know.
-  PodPtr latest = cache_.GetPod(pod.metadata.namespace_, pod.metadata.name);
-  const api::Pod& target = latest && latest->metadata.uid == pod.metadata.uid ? *latest : pod;
-  auto released = writer_.RemoveSchedulingGate(target, kSchedulingGate, pin ? node : std::string());
-  if (!released.ok()) {
-    if (k8s::IsNotFound(released.status())) return Result{};
-    cache_.ClearNomination(pod_key);
-    return WriteError(released.status(), "remove scheduling gate");
-  }
-  if (*released) cache_.AssumePod(*released);
-  spdlog::debug("pod {}: claims allocated on node {}, gate removed", pod_key, node);
-  return Result{};
 }
 
 Status Controller::WriteAllocations(

@@ -3,6 +3,12 @@
 //
 // Keys. One work queue carries "pod:<ns>/<name>" and "claim:<ns>/<name>"; a key is never
 // processed by two workers at once (workqueue guarantee), so per-object logic needs no locks.
+// Short work that a pod waits on goes in the queue's urgent line (Enqueuer::AddUrgent), ahead of
+// the backlog of allocations and their writes: a pod whose generated claims are not recorded yet
+// (claim creation) and the claims of a pod that finished or went (they free devices); a gated pod
+// one of whose claims the watch shows allocated goes first of all (AddNext: gate removal finishes
+// what was started). A gated pod whose claims were just created is allocated in the same pass
+// unless urgent keys are waiting; then it goes back to the normal line and the worker takes them.
 //
 // Pod sync (SyncPod):
 //   1. For every spec.resourceClaims entry with a template: find the recorded claim, else an
@@ -80,9 +86,12 @@ struct ControllerOptions {
   // every claim of the pod. Releasing earlier races kube-scheduler's claim informer: a scheduler
   // that has not seen the allocation yet allocates the claim itself and fails in PreBind ("got
   // allocated elsewhere in the meantime"), which sends the pod into the scheduler's backoff.
-  // The worker waits for the watch event (typically milliseconds; going back through the work
-  // queue instead would cost a whole queue wait under load) at most `observe_timeout`, then
-  // releases the pod anyway (kube-scheduler recovers from the race by itself, only slower).
+  // The worker does not wait: the pod goes back to the queue, and the watch event that shows
+  // the allocation puts it in the urgent line (OnClaim), so the gate comes off as soon as the
+  // watch confirms the allocation, without a worker blocked meanwhile (under load the watch lags
+  // by seconds, and blocked workers delayed every other pod). `observe_timeout` after the first
+  // such pass the pod is released anyway (kube-scheduler recovers from the race by itself, only
+  // slower).
   bool release_after_observed = true;
   Clock::Duration observe_timeout = std::chrono::seconds(2);
   // When a claim's allocation restricts the pod to exactly one node (node-local devices), the
@@ -185,8 +194,10 @@ class Controller {
   std::optional<StatusOr<Result>> NotReadyToAllocate(const api::Pod& pod, const PodClaims& pc,
                                                      std::vector<ClaimPtr>& allocated,
                                                      std::vector<ClaimPtr>& to_allocate);
-  // After the allocation is written: waits (at most observe_timeout) until the watch shows it,
-  // then removes the gate (pinning the pod to `node` when `pin`).
+  // After the allocation is written: removes the gate (pinning the pod to `node` when `pin`) once
+  // the watch shows the allocation, or observe_timeout after the first pass that found it
+  // unobserved; until then returns a requeue at that deadline (OnClaim brings the pod back
+  // sooner).
   StatusOr<Result> ReleaseAllocatedPod(const api::Pod& pod, const PodClaims& pc,
                                        const std::string& node, bool pin);
   // Groups (group_sync.cc). The pod's group, when groups are on and it is in one.
@@ -264,6 +275,23 @@ class Controller {
   void ReportFailure(const api::Pod* pod, const std::vector<ClaimPtr>& claims,
                      const std::string& reason, const std::string& message);
   void Park(const std::string& key);
+  // A pod with a template entry whose claim is not recorded in its status yet (and not bound).
+  static bool NeedsClaimCreation(const api::Pod& pod);
+  // Gated pods whose allocation is written but not yet seen through the watch, by pod UID: when
+  // to release them anyway (observe_timeout after the first pass that found them unobserved), and
+  // the node and pin decided, so that the release pass needs no node filter.
+  struct PendingRelease {
+    Clock::TimePoint deadline;
+    std::string node;
+    bool pin = false;
+  };
+  void ForgetPendingRelease(const std::string& pod_uid);
+  std::optional<PendingRelease> FindPendingRelease(const std::string& pod_uid) const;
+  // A pass after an earlier one allocated every claim of the pod (`all_allocated`) and waits for
+  // the watch: ReleaseAllocatedPod on that pass's node and pin (no node filter again); nullopt
+  // when there is no such pending release.
+  std::optional<StatusOr<Result>> ReleasePending(const api::Pod& pod, const PodClaims& pc,
+                                                 bool all_allocated);
   // Planned special claims stay in flight in the allocator (their devices are held, and count
   // against namespace limits) from the gate removal until kube-scheduler's own claim for the pod
   // is seen allocated, or the pod is done or gone (extended_resource.cc).
@@ -316,6 +344,9 @@ class Controller {
   // Claims draco deleted: later events of the same claim (the watch still delivers the update
   // that removed the finalizer) need no second DELETE.
   RecentUids deleted_claims_;
+  // Gated pods whose allocation is written but not yet seen through the watch, by pod UID
+  // (guarded by mu_).
+  std::unordered_map<std::string, PendingRelease> pending_releases_;
   // Safety-net actions per pod UID (newest kMaxRecoveries), guarded by mu_.
   struct Recovery {
     std::string attempt;  // the scheduler report acted on

@@ -99,36 +99,44 @@ class ControllerTest : public ::testing::Test {
 };
 
 TEST_F(ControllerTest, GateIsRemovedOnlyAfterTheWatchDeliveredTheAllocation) {
-  Controller waiting(cache, writer, allocator, events, queue, clock, nullptr);  // waits up to 2 s
+  Controller waiting(cache, writer, allocator, events, queue, clock, nullptr);  // up to 2 s
   AddPod(MakePod("train"));
-  std::atomic<bool> done{false};
-  std::thread worker([&] {
-    EXPECT_TRUE(waiting.SyncPod("ns", "train").ok());
-    done = true;
-  });
-  // The worker allocates, then waits for the watch: the gate is still there.
-  while (clock.Waiters() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  EXPECT_FALSE(done.load());
+  // The pass allocates, then, with the watch not showing the allocation yet, leaves the gate and
+  // the worker free (no blocking): a requeue at the release deadline.
+  auto r = waiting.SyncPod("ns", "train");
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_TRUE(r->requeue_after.has_value());
+  EXPECT_EQ(*r->requeue_after, std::chrono::seconds(2));
+  EXPECT_EQ(allocator.calls, 1);
   EXPECT_FALSE(writer.pods.at("ns/train").spec.scheduling_gates.empty());
-  // The informer delivers the allocated claim: the worker releases the pod at once (no time
-  // passes on the fake clock). The fake API server is read before the first event wakes the
-  // worker and not touched again until it is done (FakeWriter is not thread-safe).
-  std::vector<ClaimPtr> watched;
+  // The informer delivers the allocated claim: the pod goes to the urgent line at once.
+  queue.added.clear();
   for (const auto& [k, c] : writer.claims) {
-    watched.push_back(std::make_shared<const api::ResourceClaim>(c));
+    ClaimPtr old = cache.GetClaim(c.metadata.namespace_, c.metadata.name);
+    auto now = std::make_shared<const api::ResourceClaim>(c);
+    cache.UpsertClaim(now);
+    waiting.OnClaim(old, now);
   }
-  for (const auto& c : watched) cache.UpsertClaim(c);
-  worker.join();
+  EXPECT_TRUE(queue.next.count("pod:ns/train"));
+  r = waiting.SyncPod("ns", "train");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_FALSE(r->requeue_after.has_value());
+  EXPECT_EQ(allocator.calls, 1);  // released, not allocated again
   EXPECT_TRUE(writer.pods.at("ns/train").spec.scheduling_gates.empty());
 }
 
 TEST_F(ControllerTest, GateIsRemovedAfterTheTimeoutWhenTheWatchIsSlow) {
   Controller waiting(cache, writer, allocator, events, queue, clock, nullptr);
   AddPod(MakePod("train"));
-  std::thread worker([&] { EXPECT_TRUE(waiting.SyncPod("ns", "train").ok()); });
-  while (clock.Waiters() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  clock.Step(std::chrono::seconds(3));
-  worker.join();
+  ASSERT_TRUE(waiting.SyncPod("ns", "train").ok());
+  clock.Step(std::chrono::seconds(1));
+  auto r = waiting.SyncPod("ns", "train");  // the deadline counts from the first pass
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_TRUE(r->requeue_after.has_value());
+  EXPECT_EQ(*r->requeue_after, std::chrono::seconds(1));
+  EXPECT_FALSE(writer.pods.at("ns/train").spec.scheduling_gates.empty());
+  clock.Step(std::chrono::seconds(1));
+  ASSERT_TRUE(waiting.SyncPod("ns", "train").ok());
   EXPECT_TRUE(writer.pods.at("ns/train").spec.scheduling_gates.empty());
 }
 
@@ -385,7 +393,7 @@ TEST_F(ControllerTest, FinishedPodReleasesAndDeletesGeneratedClaimInTwoWrites) {
   std::string name = writer.claims.begin()->second.metadata.name;
   queue.added.clear();
   ctrl.OnPod(nullptr, cache.GetPod("ns", "p"));
-  EXPECT_TRUE(queue.added.count("claim:ns/" + name));
+  EXPECT_TRUE(queue.urgent.count("claim:ns/" + name));  // its devices are waited for
   ASSERT_TRUE(ctrl.SyncClaim("ns", name).ok());
   // The pod is done and the claim is its own: finalizer removed and claim deleted, without a
   // separate deallocation write (the object, and with it the allocation, goes).

@@ -1,5 +1,7 @@
 #include "controller/reconcilers/informers.h"
 
+#include <type_traits>
+
 #include <spdlog/spdlog.h>
 
 #include "controller/allocator/allocator.h"
@@ -10,9 +12,13 @@
 namespace draco::reconcilers {
 namespace {
 
+// Decodes an event's object. metadata.managedFields is skipped (often the largest part of a pod,
+// and nothing here reads it) for every kind but ResourceClaims, which draco writes back whole
+// (UpdateClaim/UpdateClaimStatus encode the cached object, unknown members included).
 template <typename T>
 std::shared_ptr<const T> DecodeObj(const k8s::ObjectPtr& obj) {
-  auto v = api::Decode<T>(obj->json());
+  auto v = std::is_same_v<T, api::ResourceClaim> ? api::Decode<T>(obj->json())
+                                                 : api::DecodeSkippingManagedFields<T>(obj->json());
   if (!v.ok()) {
     spdlog::warn("skipping {} {}: {}", obj->kind(), obj->Key(), v.status().ToString());
     return nullptr;

@@ -33,8 +33,10 @@ class ApiWriter {
   // DELETE with a UID precondition (a re-created claim of the same name is left alone).
   virtual Status DeleteClaim(const std::string& ns, const std::string& name,
                              const std::string& uid) = 0;
-  // Server-side apply of pods/status resourceClaimStatuses: `statuses` is the complete set this
-  // field manager owns.
+  // Sets pods/status resourceClaimStatuses to `statuses`, the complete list (this controller is its
+  // only writer): a JSON patch guarded by a test of the pod's UID (never written to a re-created
+  // pod of the same name). The result is what upstream's server-side apply gives, at less cost
+  // for the API server (no apply merge; issue #18).
   virtual StatusOr<PodPtr> ApplyPodClaimStatuses(
       const api::Pod& pod, const std::vector<api::PodResourceClaimStatus>& statuses) = 0;
   // Removes scheduling gate `gate` (JSON patch guarded by a test of the entry). Returns nullptr
@@ -80,6 +82,15 @@ class Enqueuer {
   virtual ~Enqueuer() = default;
   virtual void Add(const std::string& key) = 0;
   virtual void AddAfter(const std::string& key, Clock::Duration delay) = 0;
+  // Like Add, but the key is handed to a worker before every key added with Add
+  // (k8s::workqueue::Queue::AddUrgent): for short work others wait on, such as creating a new
+  // pod's claims or removing the gate of a pod whose allocation the watch just confirmed.
+  virtual void AddUrgent(const std::string& key) { Add(key); }
+  // Like AddUrgent, but ahead of every other urgent key (k8s::workqueue::Queue::AddNext): work
+  // that completes what others started, such as releasing a pod whose allocation is confirmed.
+  virtual void AddNext(const std::string& key) { AddUrgent(key); }
+  // Urgent keys waiting for a worker (0 for an enqueuer without an urgent line).
+  virtual int UrgentLen() const { return 0; }
 };
 
 // What the controller asks of the allocator: allocate `claims` (unallocated, pod order) on one of

@@ -205,8 +205,20 @@ class FakeEvents : public EventSink {
 class FakeQueue : public Enqueuer {
  public:
   std::set<std::string> added;
+  std::set<std::string> urgent;  // keys added with AddUrgent (also in `added`)
+  std::set<std::string> next;    // keys added with AddNext (also in `urgent` and `added`)
+  int urgent_len = 0;            // what UrgentLen() reports
   void Add(const std::string& key) override { added.insert(key); }
   void AddAfter(const std::string& key, Clock::Duration) override { added.insert(key); }
+  void AddUrgent(const std::string& key) override {
+    added.insert(key);
+    urgent.insert(key);
+  }
+  void AddNext(const std::string& key) override {
+    AddUrgent(key);
+    next.insert(key);
+  }
+  int UrgentLen() const override { return urgent_len; }
 };
 
 // Allocates every request on the first candidate node, device "dev-<n>" from pool = node name,

@@ -26,6 +26,9 @@ class QueueEnqueuer : public Enqueuer {
   explicit QueueEnqueuer(k8s::workqueue::RateLimitingQueue& q) : q_(q) {}
   void Add(const std::string& key) override { q_.Add(key); }
   void AddAfter(const std::string& key, Clock::Duration d) override { q_.AddAfter(key, d); }
+  void AddUrgent(const std::string& key) override { q_.AddUrgent(key); }
+  void AddNext(const std::string& key) override { q_.AddNext(key); }
+  int UrgentLen() const override { return q_.UrgentLen(); }
 
  private:
   k8s::workqueue::RateLimitingQueue& q_;

@@ -1,5 +1,6 @@
 #include "k8sclient/workqueue/queue.h"
 
+#include <algorithm>
 #include <chrono>
 
 namespace draco::k8s::workqueue {
@@ -34,6 +35,17 @@ Queue::~Queue() {
   if (metrics_thread_.joinable()) metrics_thread_.join();
 }
 
+void Queue::EnqueueLocked(const std::string& item, Clock::TimePoint now) {
+  add_times_.emplace(item, now);
+  depth_->Inc();
+  if (next_set_.count(item) != 0) {
+    urgent_.push_front(item);
+  } else {
+    (urgent_set_.count(item) != 0 ? urgent_ : queue_).push_back(item);
+  }
+  cv_.notify_one();
+}
+
 void Queue::Add(const std::string& item) {
   std::lock_guard<std::mutex> l(mu_);
   if (shutting_down_) return;
@@ -41,23 +53,59 @@ void Queue::Add(const std::string& item) {
   adds_->Inc();
   dirty_.insert(item);
   if (processing_.count(item) != 0) return;  // re-queued by Done()
-  add_times_.emplace(item, clock_->Now());
-  depth_->Inc();
-  queue_.push_back(item);
-  cv_.notify_one();
+  EnqueueLocked(item, clock_->Now());
+}
+
+void Queue::AddUrgent(const std::string& item) { AddUrgently(item, /*next=*/false); }
+
+void Queue::AddNext(const std::string& item) { AddUrgently(item, /*next=*/true); }
+
+void Queue::AddUrgently(const std::string& item, bool next) {
+  std::lock_guard<std::mutex> l(mu_);
+  if (shutting_down_) return;
+  const bool was_urgent = !urgent_set_.insert(item).second;
+  if (next) next_set_.insert(item);
+  if (dirty_.count(item) != 0) {
+    if (processing_.count(item) != 0) return;  // Done() re-queues it in its place
+    if (was_urgent && !next) return;           // already waiting in the urgent line
+    // Waiting: move it (rare, and the lines are short next to a reconcile).
+    std::deque<std::string>& from = was_urgent ? urgent_ : queue_;
+    if (auto it = std::find(from.begin(), from.end(), item); it != from.end()) {
+      from.erase(it);
+      if (next) {
+        urgent_.push_front(item);
+      } else {
+        urgent_.push_back(item);
+      }
+      cv_.notify_one();
+    }
+    return;
+  }
+  adds_->Inc();
+  dirty_.insert(item);
+  if (processing_.count(item) != 0) return;  // re-queued by Done()
+  EnqueueLocked(item, clock_->Now());
 }
 
 int Queue::Len() const {
   std::lock_guard<std::mutex> l(mu_);
-  return static_cast<int>(queue_.size());
+  return static_cast<int>(urgent_.size() + queue_.size());
+}
+
+int Queue::UrgentLen() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return static_cast<int>(urgent_.size());
 }
 
 std::optional<std::string> Queue::Get() {
   std::unique_lock<std::mutex> lock(mu_);
-  cv_.wait(lock, [this] { return !queue_.empty() || shutting_down_; });
-  if (queue_.empty()) return std::nullopt;  // shut down and drained
-  std::string item = std::move(queue_.front());
-  queue_.pop_front();
+  cv_.wait(lock, [this] { return !urgent_.empty() || !queue_.empty() || shutting_down_; });
+  std::deque<std::string>& line = urgent_.empty() ? queue_ : urgent_;
+  if (line.empty()) return std::nullopt;  // shut down and drained
+  std::string item = std::move(line.front());
+  line.pop_front();
+  urgent_set_.erase(item);
+  next_set_.erase(item);
   const auto now = clock_->Now();
   depth_->Dec();
   if (auto it = add_times_.find(item); it != add_times_.end()) {
@@ -79,10 +127,7 @@ void Queue::Done(const std::string& item) {
   }
   processing_.erase(item);
   if (dirty_.count(item) != 0) {
-    add_times_.emplace(item, now);
-    depth_->Inc();
-    queue_.push_back(item);
-    cv_.notify_one();
+    EnqueueLocked(item, now);
   } else if (processing_.empty()) {
     cv_.notify_all();  // a ShutDownWithDrain may be waiting
   }

@@ -2,7 +2,7 @@
 // util/workqueue, see lifecycle.md section 5.3).
 //
 // Overview. Items are string keys ("namespace/name"). The queue guarantees:
-//   * Fair: items are handed out in the order they were added.
+//   * Fair: items are handed out in the order they were added, urgent ones (AddUrgent) first.
 //   * Stingy: an item added many times before it is processed is processed once (dedupe).
 //   * Never concurrent: an item is never handed to two workers at once. Adding an item that is
 //     being processed marks it dirty; Done() puts it back so it is processed again afterwards.
@@ -47,8 +47,20 @@ class Queue {
 
   // Marks `item` as needing processing. No-op if it is already waiting or after shutdown.
   void Add(const std::string& item);
+  // Like Add, but `item` is handed out before every item added with Add (urgent items among
+  // themselves in the order they were made urgent). An item already waiting is moved to the
+  // urgent line; one being processed is re-queued urgently by Done(). Dedupe and the
+  // never-concurrent guarantee are those of Add. Lets cheap work that others wait for (creating a
+  // new pod's claims) overtake a backlog of expensive work (allocations and their writes).
+  void AddUrgent(const std::string& item);
+  // Like AddUrgent, but `item` goes to the front of the urgent line (moved there if it waits):
+  // for work that completes what others started (releasing a pod whose allocation is confirmed)
+  // ahead of work that starts something new.
+  void AddNext(const std::string& item);
   // Items waiting to be handed out (not counting those being processed).
   int Len() const;
+  // Urgent items waiting to be handed out.
+  int UrgentLen() const;
   // Blocks until an item is available and hands it out; the caller must call Done(item) when
   // finished. Returns nullopt once the queue is shut down and empty.
   std::optional<std::string> Get();
@@ -85,9 +97,17 @@ class Queue {
 
   mutable std::mutex mu_;
   std::condition_variable cv_;
+  // Inserts a dirty, not processing `item` into its line. mu_ must be held.
+  void EnqueueLocked(const std::string& item, Clock::TimePoint now);
+  // AddUrgent, or AddNext when `next`.
+  void AddUrgently(const std::string& item, bool next);
+
+  std::deque<std::string> urgent_;              // order of processing, before queue_
   std::deque<std::string> queue_;               // order of processing
   std::unordered_set<std::string> dirty_;       // needs processing
   std::unordered_set<std::string> processing_;  // handed out, not Done
+  std::unordered_set<std::string> urgent_set_;  // dirty items to hand out urgently
+  std::unordered_set<std::string> next_set_;    // those of them to put first (AddNext)
   std::unordered_map<std::string, Clock::TimePoint> add_times_;
   std::unordered_map<std::string, Clock::TimePoint> start_times_;
   bool shutting_down_ = false;

@@ -34,6 +34,75 @@ TEST(QueueTest, CollapsesRepeatedAdds) {
   EXPECT_EQ(q.Len(), 0);
 }
 
+TEST(QueueTest, UrgentItemsOvertakeWaitingOnes) {
+  Queue q;
+  q.Add("a");
+  q.Add("b");
+  q.AddUrgent("u1");
+  q.AddUrgent("u2");
+  q.Add("c");
+  EXPECT_EQ(q.Len(), 5);
+  EXPECT_EQ(q.UrgentLen(), 2);
+  std::vector<std::string> order;
+  for (int i = 0; i < 5; ++i) order.push_back(*q.Get());
+  EXPECT_EQ(order, (std::vector<std::string>{"u1", "u2", "a", "b", "c"}));
+  EXPECT_EQ(q.UrgentLen(), 0);
+}
+
+TEST(QueueTest, AddUrgentMovesAWaitingItemAndDedupes) {
+  Queue q;
+  q.Add("a");
+  q.Add("b");
+  q.AddUrgent("b");
+  q.AddUrgent("b");
+  q.Add("b");  // still urgent, still once
+  EXPECT_EQ(q.Len(), 2);
+  EXPECT_EQ(*q.Get(), "b");
+  EXPECT_EQ(*q.Get(), "a");
+  EXPECT_EQ(q.Len(), 0);
+}
+
+TEST(QueueTest, AddUrgentWhileProcessingRequeuesUrgentlyAfterDone) {
+  Queue q;
+  q.Add("a");
+  ASSERT_EQ(*q.Get(), "a");
+  q.Add("b");
+  q.AddUrgent("a");  // never handed out twice at once
+  EXPECT_EQ(q.Len(), 1);
+  EXPECT_EQ(q.UrgentLen(), 0);
+  q.Done("a");
+  EXPECT_EQ(q.UrgentLen(), 1);
+  EXPECT_EQ(*q.Get(), "a");
+  EXPECT_EQ(*q.Get(), "b");
+  q.Done("a");
+  q.Add("a");  // urgency is spent once handed out: a later Add is a normal one
+  q.Add("c");
+  q.AddUrgent("c");
+  EXPECT_EQ(*q.Get(), "c");
+  EXPECT_EQ(*q.Get(), "a");
+}
+
+TEST(QueueTest, AddNextGoesAheadOfTheUrgentLine) {
+  Queue q;
+  q.Add("a");
+  q.AddUrgent("u1");
+  q.AddUrgent("u2");
+  q.AddNext("n1");
+  q.AddNext("a");   // moved from the normal line to the very front
+  q.AddNext("u2");  // moved to the front of the urgent line
+  std::vector<std::string> order;
+  for (int i = 0; i < 4; ++i) order.push_back(*q.Get());
+  EXPECT_EQ(order, (std::vector<std::string>{"u2", "a", "n1", "u1"}));
+  // Being processed: Done() puts it first.
+  q.Add("b");
+  q.AddUrgent("c");
+  q.AddNext("u1");
+  q.Done("u1");
+  EXPECT_EQ(*q.Get(), "u1");
+  EXPECT_EQ(*q.Get(), "c");
+  EXPECT_EQ(*q.Get(), "b");
+}
+
 TEST(QueueTest, AddWhileProcessingRequeuesAfterDone) {
   Queue q;
   q.Add("a");

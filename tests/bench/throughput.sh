@@ -13,13 +13,23 @@
 # p50/p90/p99 (claim seen created -> seen allocated) and pod create->bound p50/p99; plus pods/s as
 # a fraction of (write ceiling / writes per pod). Both controllers get the same client QPS.
 #
+# Steady-state mode (--rate R --duration S): instead of a burst, each side gets pods created at R
+# pods/s for S seconds, each deleted (grace 0) once seen bound, so the cluster stays below
+# saturation; reported per side: pod create->bound p50/p99 (and the gate removal for draco), with
+# no write-ceiling step.
+# Both modes also report per side: writes/pod at the API server, kube-apiserver CPU ms per pod,
+# the side's own CPU (draco; upstream: its resourceclaim kube-controller-manager) and
+# kube-scheduler's, in ms per pod, and peak RSS (VmHWM) of the side's own process plus
+# kube-scheduler's RSS at the end of the side.
+#
 # Usage: tests/bench/throughput.sh [--pods 2000] [--nodes 200] [--devices 8] [--qps 5000]
 #        [--workers 48] [--only draco|upstream] [--draco-flags "--http-threads 2 ..."]
+#        [--rate 20 --duration 120]   (steady-state mode; --pods is then rate x duration)
 # Results: printed, and appended as JSON lines to ${DRACO_BENCH_OUT:-/tmp/draco-bench/results.jsonl}.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
-PODS=2000 NODES=200 DEVICES=8 QPS=5000 WORKERS=48 ONLY="" DRACO_FLAGS=""
+PODS=2000 NODES=200 DEVICES=8 QPS=5000 WORKERS=48 ONLY="" DRACO_FLAGS="" RATE="" DURATION=120
 while (($#)); do
   case $1 in
     --pods) PODS=$2; shift 2 ;;
@@ -29,15 +39,25 @@ while (($#)); do
     --workers) WORKERS=$2; shift 2 ;;
     --only) ONLY=$2; shift 2 ;;
     --draco-flags) DRACO_FLAGS=$2; shift 2 ;;
+    --rate) RATE=$2; shift 2 ;;
+    --duration) DURATION=$2; shift 2 ;;
     *) echo "unknown flag $1" >&2; exit 2 ;;
   esac
 done
+MODE=burst
+if [[ -n $RATE ]]; then
+  MODE=steady
+  PODS=$(awk -v r="$RATE" -v d="$DURATION" 'BEGIN{printf "%d", r * d + 0.5}')
+fi
 source e2e/cluster/lib.sh
 e2e/cluster/up.sh  # idempotent: a healthy cluster is reused, a dead one replaced
 source "$D/env"
 BUILD=${DRACO_BUILD_DIR:-$root/build}
 OUT=${DRACO_BENCH_OUT:-/tmp/draco-bench/results.jsonl}
-WORK=/tmp/draco-bench
+WORK=${DRACO_BENCH_WORK:-/tmp/draco-bench}
+# draco's /metrics and /healthz ports (another benchmark may run beside this one).
+METRICS_PORT=${DRACO_BENCH_METRICS_PORT:-18090}
+HEALTH_PORT=$((METRICS_PORT + 1))
 mkdir -p "$WORK" "$(dirname "$OUT")"
 echo "== building draco and the benchmark driver" >&2
 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
@@ -45,7 +65,7 @@ cmake --build "$BUILD" --target draco -j"$(nproc)" >/dev/null
 (cd tests/bench/throughput && GOTOOLCHAIN=local go build -o "$WORK/throughput" .)
 TP="$WORK/throughput"
 RUN_ID=$(date -u +%Y%m%dT%H%M%SZ)
-record() { echo "{\"run\":\"$RUN_ID\",\"side\":\"$1\",\"pods\":$PODS,\"nodes\":$NODES,\"devices\":$DEVICES,\"qps\":$QPS,\"result\":$2}" >>"$OUT"; }
+record() { echo "{\"run\":\"$RUN_ID\",\"mode\":\"$MODE\",\"side\":\"$1\",\"pods\":$PODS,\"nodes\":$NODES,\"devices\":$DEVICES,\"qps\":$QPS,\"result\":$2}" >>"$OUT"; }
 
 kcm_pid="" draco_pid=""
 cleanup_procs() {
@@ -100,6 +120,8 @@ cpu_of() {
   join <(echo "$1") <(echo "$2") | awk -v hz="$(getconf CLK_TCK)" -v n="$3" \
     '$1==n {printf "%.2f", ($3-$2)/hz}'
 }
+# rss_kb PID FIELD: a process's VmRSS or VmHWM (peak) in kB (0 when it is gone).
+rss_kb() { awk -v f="$2:" '$1==f {print $2}' "/proc/$1/status" 2>/dev/null || echo 0; }
 # ms_per_write SECONDS WRITES
 ms_per_write() { awk -v t="$1" -v n="$2" 'BEGIN{printf "%.2f", 1000*t/n}'; }
 
@@ -124,6 +146,8 @@ measure() {
   fi
 }
 
+wps="" CEILING_APISERVER_MS=n/a
+if [[ $MODE == burst ]]; then
 echo "== raw write ceiling (ResourceClaim status updates)" >&2
 measure ceiling "$TP" writes -ns bench-writes -n "$PODS" -rounds 3 -concurrency 32
 ceiling=$(cat "$WORK/ceiling.json")
@@ -137,19 +161,45 @@ record writes "$ceiling"
 # so that draco's double-allocation auditor only sees the benchmark's own claims.
 kubectl wait --for=delete namespace/bench-writes --timeout=180s >/dev/null 2>&1 || true
 wps=$(sed -n 's/.*"writes_per_second":\([0-9.]*\).*/\1/p' <<<"$ceiling")
+fi
+
+# side_costs NAME OWN_PID: JSON fields (no braces) with the side's cost per pod from M_BEFORE,
+# M_AFTER and M_WRITES: kube-apiserver, own process (draco, or upstream's resourceclaim KCM) and
+# kube-scheduler CPU ms per pod, own peak RSS and kube-scheduler's RSS now.
+side_costs() {
+  local own_key=$1 own_pid=$2 per_pod='BEGIN{printf "%.2f", 1000*s/p}'
+  local api own sched
+  api=$(cpu_of "$M_BEFORE" "$M_AFTER" kube-apiserver)
+  own=$(cpu_of "$M_BEFORE" "$M_AFTER" "$own_key")
+  sched=$(cpu_of "$M_BEFORE" "$M_AFTER" kube-scheduler)
+  printf '"apiserver_cpu_seconds":%s,"apiserver_cpu_ms_per_pod":%s,' "${api:-0}" \
+    "$(awk -v s="${api:-0}" -v p="$PODS" "$per_pod")"
+  printf '"own_cpu_seconds":%s,"own_cpu_ms_per_pod":%s,' "${own:-0}" \
+    "$(awk -v s="${own:-0}" -v p="$PODS" "$per_pod")"
+  printf '"scheduler_cpu_seconds":%s,"scheduler_cpu_ms_per_pod":%s,' "${sched:-0}" \
+    "$(awk -v s="${sched:-0}" -v p="$PODS" "$per_pod")"
+  printf '"own_rss_peak_kb":%s,"scheduler_rss_kb":%s' "$(rss_kb "$own_pid" VmHWM)" \
+    "$(rss_kb "${CPU_PIDS[kube-scheduler]:-0}" VmRSS)"
+}
 
 side() {
-  local name=$1 ns=bench-$1 gate=$2
-  echo "== $name: $PODS pods" >&2
+  local name=$1 ns=bench-$1 gate=$2 own_key=$3 own_pid=$4
+  echo "== $name: $PODS pods ($MODE)" >&2
   local r t0=$SECONDS
-  measure "$name" "$TP" run -ns "$ns" -pods "$PODS" -gate="$gate" -concurrency 32
+  if [[ $MODE == steady ]]; then
+    measure "$name" "$TP" steady -ns "$ns" -rate "$RATE" -duration "${DURATION}s" -gate="$gate" \
+      -concurrency 32
+  else
+    measure "$name" "$TP" run -ns "$ns" -pods "$PODS" -gate="$gate" -concurrency 32
+  fi
   r=$(cat "$WORK/$name.json")
   # Writes the API server served during this side, per pod and per second of the run.
   local secs; secs=$(sed -n 's/.*"seconds":\([0-9.e+-]*\).*/\1/p' <<<"$r")
   r=$(sed "s/}\$/,\"api_writes\":$M_WRITES,\"api_writes_per_pod\":$(awk -v w="$M_WRITES" -v p="$PODS" 'BEGIN{printf "%.2f", w/p}'),\"api_writes_per_second\":$(awk -v w="$M_WRITES" -v s="$secs" 'BEGIN{printf "%.1f", w/s}')}/" <<<"$r")
+  r=$(sed "s/}\$/,$(side_costs "$own_key" "$own_pid")}/" <<<"$r")
   echo "$r"
   echo "== $name: CPU seconds by process: $(cpu_report "$M_BEFORE" "$M_AFTER" $((SECONDS - t0))); kube-apiserver $(ms_per_write "$(cpu_of "$M_BEFORE" "$M_AFTER" kube-apiserver)" "$M_WRITES") ms per write (ceiling loop: $CEILING_APISERVER_MS)" >&2
-  if [[ $name == draco ]]; then
+  if [[ $name == draco && -n $wps ]]; then
     # What the rest of the pipeline alone allows: if draco used no CPU at all, the box would still
     # spend this much per write on the API server, etcd, the scheduler, KCM and the driver.
     local rest_ms; rest_ms=$(ms_per_write "$(cpu_seconds "$M_BEFORE" "$M_AFTER" draco)" "$M_WRITES")
@@ -172,25 +222,52 @@ if [[ $ONLY != draco ]]; then
   kcm_pid=$!
   CPU_PIDS[resourceclaim-kcm]=$kcm_pid
   sleep 3
-  side upstream false
+  side upstream false resourceclaim-kcm "$kcm_pid"
   kill "$kcm_pid"; wait "$kcm_pid" 2>/dev/null || true; kcm_pid=""; unset "CPU_PIDS[resourceclaim-kcm]"
 fi
 if [[ $ONLY != upstream ]]; then
   "$BUILD/controller/draco" run --kubeconfig "$KUBECONFIG" --leader-elect=false \
     --kube-api-qps "$QPS" --kube-api-burst $((QPS * 2)) --workers "$WORKERS" \
-    --metrics-bind-address 127.0.0.1:18090 --health-probe-bind-address 127.0.0.1:18091 \
+    --metrics-bind-address 127.0.0.1:$METRICS_PORT --health-probe-bind-address 127.0.0.1:$HEALTH_PORT \
     $DRACO_FLAGS >"$WORK/draco.log" 2>&1 &
   draco_pid=$!
   CPU_PIDS[draco]=$draco_pid
-  until curl -sf 127.0.0.1:18091/readyz >/dev/null; do sleep 0.5; done
-  side draco true
-  curl -s 127.0.0.1:18090/metrics >"$WORK/draco-metrics-full.txt" || true
+  until curl -sf 127.0.0.1:$HEALTH_PORT/readyz >/dev/null; do sleep 0.5; done
+  side draco true draco "$draco_pid"
+  curl -s 127.0.0.1:$METRICS_PORT/metrics >"$WORK/draco-metrics-full.txt" || true
   grep -E '^draco_(allocation_attempts_total|double_allocated_devices|reconcile_total)' "$WORK/draco-metrics-full.txt" >"$WORK/draco-metrics.txt" || true
   kill "$draco_pid"; wait "$draco_pid" 2>/dev/null || true; draco_pid=""
 fi
 
 field() { sed -n "s/.*\"$2\":\([0-9.e+-]*\).*/\1/p" <<<"$1"; }
 echo
+# cost_table: per-pod costs, both modes.
+cost_table() {
+  printf '%-9s %10s %13s %12s %13s %13s %14s\n' side writes/pod apiserver_ms own_cpu_ms sched_cpu_ms own_rss_MiB sched_rss_MiB
+  local s r
+  for s in upstream draco; do
+    r=${s}_result; r=${!r}
+    [[ -n $r ]] || continue
+    printf '%-9s %10.2f %13.2f %12.2f %13.2f %13.0f %14.0f\n' "$s" "$(field "$r" api_writes_per_pod)" \
+      "$(field "$r" apiserver_cpu_ms_per_pod)" "$(field "$r" own_cpu_ms_per_pod)" \
+      "$(field "$r" scheduler_cpu_ms_per_pod)" "$(awk -v k="$(field "$r" own_rss_peak_kb)" 'BEGIN{print k/1024}')" \
+      "$(awk -v k="$(field "$r" scheduler_rss_kb)" 'BEGIN{print k/1024}')"
+  done
+  echo "(own = draco, or upstream's resourceclaim kube-controller-manager; CPU per pod in ms; own RSS is the peak)"
+}
+if [[ $MODE == steady ]]; then
+  echo "== results: steady state, $RATE pods/s for ${DURATION}s ($PODS pods), $NODES nodes x $DEVICES devices, qps $QPS"
+  printf '%-9s %7s %8s %10s %10s %10s %10s %13s\n' side bound pods/s bound_p50 bound_p90 bound_p99 bound_max ungated_p50
+  for s in upstream draco; do
+    r=${s}_result; r=${!r}
+    [[ -n $r ]] || continue
+    printf '%-9s %7d %8.1f %8.0fms %8.0fms %8.0fms %8.0fms %11.0fms\n' "$s" "$(field "$r" bound)" \
+      "$(field "$r" pods_per_second)" "$(field "$r" pod_bound_ms_p50)" "$(field "$r" pod_bound_ms_p90)" \
+      "$(field "$r" pod_bound_ms_p99)" "$(field "$r" pod_bound_ms_max)" "$(field "$r" gate_removed_ms_p50)"
+  done
+  cost_table
+  exit 0
+fi
 echo "== results ($PODS pods, $NODES nodes x $DEVICES devices, qps $QPS; write ceiling $(printf %.0f "$wps") writes/s => $(awk -v w="$wps" -v k=$WRITES_PER_POD 'BEGIN{printf "%.1f", w/k}') pods/s at $WRITES_PER_POD writes/pod)"
 printf '%-9s %8s %8s %9s %9s %9s %10s %10s %8s %9s %11s\n' side seconds pods/s alloc_p50 alloc_p90 alloc_p99 bound_p50 bound_p99 ceiling% writes/pod write_rate%
 for s in upstream draco; do
@@ -208,4 +285,5 @@ for s in upstream draco; do
   r=${s}_result; r=${!r}
   [[ -n $r ]] && echo "$s: devices allocated to two live claims at once (seen by the driver's watch): $(field "$r" api_double_allocations)"
 done
+cost_table
 [[ -f $WORK/draco-metrics.txt ]] && grep -E 'double_allocated|allocation_attempts' "$WORK/draco-metrics.txt" || true

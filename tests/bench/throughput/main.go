@@ -6,6 +6,8 @@
 //	run     -ns NS -pods N [-gate]         create N pods from a claim template, act as the kubelet
 //	                                       (a bound pod succeeds at once, releasing its device),
 //	                                       wait until every pod was bound, report timings
+//	steady  -ns NS -rate R -duration D     steady state: R pods/s for D, each deleted (grace 0)
+//	        [-gate]                        as soon as it is seen bound; reports create->bound
 //	cleanup -ns NS                         delete the namespace's pods and wait for claims to go
 //
 // Timings come from informer observations in this process (one clock, millisecond resolution):
@@ -197,6 +199,36 @@ func writes(cs *kubernetes.Clientset, ns string, n, rounds, conc int) {
 	_ = cs.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{})
 }
 
+// prepareNamespace creates the namespace and the one-device claim template the pods use.
+func prepareNamespace(ctx context.Context, cs *kubernetes.Clientset, ns string) *resourcev1.ResourceClaimTemplate {
+	_, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		fatal(err)
+	}
+	tmpl := &resourcev1.ResourceClaimTemplate{ObjectMeta: metav1.ObjectMeta{Name: "gpu", Namespace: ns},
+		Spec: resourcev1.ResourceClaimTemplateSpec{Spec: resourcev1.ResourceClaimSpec{Devices: resourcev1.DeviceClaim{
+			Requests: []resourcev1.DeviceRequest{{Name: "gpu", Exactly: &resourcev1.ExactDeviceRequest{DeviceClassName: driver}}}}}}}
+	if _, err := cs.ResourceV1().ResourceClaimTemplates(ns).Create(ctx, tmpl, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		fatal(err)
+	}
+	return tmpl
+}
+
+// benchPod is one benchmark pod: one claim from `tmpl`, on a bench node, gated for draco if `gate`.
+func benchPod(ns, name, tmpl string, gate bool) *corev1.Pod {
+	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+		Spec: corev1.PodSpec{
+			ResourceClaims: []corev1.PodResourceClaim{{Name: "gpu", ResourceClaimTemplateName: &tmpl}},
+			Containers: []corev1.Container{{Name: "c", Image: "registry.invalid/ml:1",
+				Resources: corev1.ResourceRequirements{Claims: []corev1.ResourceClaim{{Name: "gpu"}}}}},
+			NodeSelector: map[string]string{"draco.dev/bench": "true"},
+		}}
+	if gate {
+		p.Spec.SchedulingGates = []corev1.PodSchedulingGate{{Name: "draco.dev/allocation"}}
+	}
+	return p
+}
+
 type tracker struct {
 	mu           sync.Mutex
 	podCreated   map[string]time.Time
@@ -226,16 +258,7 @@ func (t *tracker) release(claim string) {
 func run(cs *kubernetes.Clientset, ns string, pods int, gate bool, conc int, timeout time.Duration) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	_, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
-	if err != nil && !apierrors.IsAlreadyExists(err) {
-		fatal(err)
-	}
-	tmpl := &resourcev1.ResourceClaimTemplate{ObjectMeta: metav1.ObjectMeta{Name: "gpu", Namespace: ns},
-		Spec: resourcev1.ResourceClaimTemplateSpec{Spec: resourcev1.ResourceClaimSpec{Devices: resourcev1.DeviceClaim{
-			Requests: []resourcev1.DeviceRequest{{Name: "gpu", Exactly: &resourcev1.ExactDeviceRequest{DeviceClassName: driver}}}}}}}
-	if _, err := cs.ResourceV1().ResourceClaimTemplates(ns).Create(ctx, tmpl, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		fatal(err)
-	}
+	tmpl := prepareNamespace(ctx, cs, ns)
 	t := &tracker{podCreated: map[string]time.Time{}, podBound: map[string]time.Time{}, claimSeen: map[string]time.Time{},
 		claimAlloc: map[string]time.Time{}, ungated: map[string]time.Time{}, podClaim: map[string]string{},
 		holder: map[string]string{}, claimDevs: map[string][]string{},
@@ -338,16 +361,7 @@ func run(cs *kubernetes.Clientset, ns string, pods int, gate bool, conc int, tim
 	go func() {
 		_ = parallel(pods, conc, func(i int) error {
 			name := fmt.Sprintf("p-%d", i)
-			p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
-				Spec: corev1.PodSpec{
-					ResourceClaims: []corev1.PodResourceClaim{{Name: "gpu", ResourceClaimTemplateName: &tmpl.Name}},
-					Containers: []corev1.Container{{Name: "c", Image: "registry.invalid/ml:1",
-						Resources: corev1.ResourceRequirements{Claims: []corev1.ResourceClaim{{Name: "gpu"}}}}},
-					NodeSelector: map[string]string{"draco.dev/bench": "true"},
-				}}
-			if gate {
-				p.Spec.SchedulingGates = []corev1.PodSchedulingGate{{Name: "draco.dev/allocation"}}
-			}
+			p := benchPod(ns, name, tmpl.Name, gate)
 			now := time.Now()
 			_, err := cs.CoreV1().Pods(ns).Create(ctx, p, metav1.CreateOptions{})
 			t.mu.Lock()
@@ -415,6 +429,102 @@ func run(cs *kubernetes.Clientset, ns string, pods int, gate bool, conc int, tim
 	fmt.Println(string(out))
 }
 
+// steady creates pods at a fixed `rate` (pods/s) for `duration` and deletes each one (grace 0, as
+// a kubelet finishing it at once would lead to) as soon as it is seen bound, so the cluster stays
+// below saturation and create->bound measures the control plane's latency, not a queue's length.
+func steady(cs *kubernetes.Clientset, ns string, rate float64, duration time.Duration, gate bool,
+	conc int, timeout time.Duration) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	tmpl := prepareNamespace(ctx, cs, ns)
+	total := int(rate*duration.Seconds() + 0.5)
+	var mu sync.Mutex
+	created := map[string]time.Time{}
+	bound := map[string]time.Time{}
+	ungated := map[string]time.Time{}
+	var boundCount, createErrs atomic.Int64
+	toDelete := make(chan string, total)
+	onPod := func(obj any) {
+		p, ok := obj.(*corev1.Pod)
+		if !ok {
+			return
+		}
+		now := time.Now()
+		mu.Lock()
+		defer mu.Unlock()
+		if _, seen := ungated[p.Name]; !seen && gate && len(p.Spec.SchedulingGates) == 0 {
+			ungated[p.Name] = now
+		}
+		if _, seen := bound[p.Name]; !seen && p.Spec.NodeName != "" {
+			bound[p.Name] = now
+			boundCount.Add(1)
+			toDelete <- p.Name
+		}
+	}
+	factory := informers.NewSharedInformerFactoryWithOptions(cs, 0, informers.WithNamespace(ns))
+	factory.Core().V1().Pods().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: onPod, UpdateFunc: func(_, o any) { onPod(o) }})
+	factory.Start(ctx.Done())
+	factory.WaitForCacheSync(ctx.Done())
+	zero := int64(0)
+	for w := 0; w < conc; w++ {
+		go func() {
+			for name := range toDelete {
+				_ = cs.CoreV1().Pods(ns).Delete(ctx, name, metav1.DeleteOptions{GracePeriodSeconds: &zero})
+			}
+		}()
+	}
+	// Creates on a fixed schedule (pod i at start + i/rate), each in its own goroutine so that a
+	// slow answer does not delay the next; at most `conc` creates in flight.
+	sem := make(chan struct{}, conc)
+	start := time.Now()
+	for i := 0; i < total; i++ {
+		time.Sleep(time.Until(start.Add(time.Duration(float64(i) / rate * float64(time.Second)))))
+		sem <- struct{}{}
+		go func(i int) {
+			defer func() { <-sem }()
+			name := fmt.Sprintf("s-%d", i)
+			now := time.Now()
+			mu.Lock()
+			created[name] = now
+			mu.Unlock()
+			if _, err := cs.CoreV1().Pods(ns).Create(ctx, benchPod(ns, name, tmpl.Name, gate), metav1.CreateOptions{}); err != nil {
+				createErrs.Add(1)
+				fmt.Fprintln(os.Stderr, "create:", err)
+			}
+		}(i)
+	}
+	createSecs := time.Since(start).Seconds()
+	deadline := time.Now().Add(timeout)
+	for boundCount.Load()+createErrs.Load() < int64(total) && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	secs := time.Since(start).Seconds()
+	mu.Lock()
+	var lat, ungate []float64
+	for name, b := range bound {
+		if c, ok := created[name]; ok {
+			lat = append(lat, b.Sub(c).Seconds()*1000)
+		}
+	}
+	for name, u := range ungated {
+		if c, ok := created[name]; ok {
+			ungate = append(ungate, u.Sub(c).Seconds()*1000)
+		}
+	}
+	nBound := len(bound)
+	mu.Unlock()
+	out, _ := json.Marshal(map[string]any{
+		"mode": "steady", "rate": rate, "duration_seconds": duration.Seconds(), "pods": total,
+		"bound": nBound, "create_errors": createErrs.Load(), "create_seconds": createSecs, "seconds": secs,
+		"pods_per_second":  float64(nBound) / secs,
+		"pod_bound_ms_p50": percentile(lat, 0.5), "pod_bound_ms_p90": percentile(lat, 0.9),
+		"pod_bound_ms_p99": percentile(lat, 0.99), "pod_bound_ms_max": percentile(lat, 1),
+		"gate_removed_ms_p50": percentile(ungate, 0.5), "gate_removed_ms_p99": percentile(ungate, 0.99),
+	})
+	fmt.Println(string(out))
+}
+
 func cleanup(cs *kubernetes.Clientset, ns string, timeout time.Duration) {
 	ctx := context.Background()
 	zero := int64(0)
@@ -432,7 +542,7 @@ func cleanup(cs *kubernetes.Clientset, ns string, timeout time.Duration) {
 
 func main() {
 	if len(os.Args) < 2 {
-		fatal(fmt.Errorf("usage: throughput setup|writes|run|cleanup [flags]"))
+		fatal(fmt.Errorf("usage: throughput setup|writes|run|steady|cleanup [flags]"))
 	}
 	fs := flag.NewFlagSet(os.Args[1], flag.ExitOnError)
 	kubeconfig := fs.String("kubeconfig", os.Getenv("KUBECONFIG"), "kubeconfig")
@@ -444,6 +554,8 @@ func main() {
 	conc := fs.Int("concurrency", 32, "client concurrency")
 	rounds := fs.Int("rounds", 1, "writes: passes over the n claims; the median pass is reported")
 	gate := fs.Bool("gate", false, "add draco's scheduling gate")
+	rate := fs.Float64("rate", 20, "steady: pods created per second")
+	duration := fs.Duration("duration", 2*time.Minute, "steady: how long pods are created")
 	timeout := fs.Duration("timeout", 15*time.Minute, "give up after")
 	_ = fs.Parse(os.Args[2:])
 	cs := client(*kubeconfig)
@@ -454,6 +566,8 @@ func main() {
 		writes(cs, *ns, *n, *rounds, *conc)
 	case "run":
 		run(cs, *ns, *pods, *gate, *conc, *timeout)
+	case "steady":
+		steady(cs, *ns, *rate, *duration, *gate, *conc, *timeout)
 	case "cleanup":
 		cleanup(cs, *ns, *timeout)
 	default:

@@ -1,0 +1,154 @@
+// The controller's use of the work queue's urgent line: a new pod's claims are created before a
+// backlog of allocations, and a pod whose allocation the watch confirms is released next.
+#include <gtest/gtest.h>
+
+#include "controller/reconcilers/controller.h"
+#include "controller/reconcilers/testing_fakes.h"
+#include "controller/reconcilers/worker.h"
+
+namespace draco::reconcilers {
+namespace {
+
+using testing::FakeAllocator;
+using testing::FakeEvents;
+using testing::FakeQueue;
+using testing::FakeWriter;
+
+api::Pod GatedPod(const std::string& name) {
+  api::Pod p;
+  p.metadata.name = name;
+  p.metadata.namespace_ = "ns";
+  p.metadata.uid = "uid-" + name;
+  p.metadata.resource_version = "1";
+  api::PodResourceClaim pc;
+  pc.name = "gpu";
+  pc.resource_claim_template_name = "tmpl";
+  p.spec.resource_claims.push_back(pc);
+  api::PodSchedulingGate g;
+  g.name = std::string(kSchedulingGate);
+  p.spec.scheduling_gates.push_back(g);
+  p.status.phase = "Pending";
+  return p;
+}
+
+class ControllerQueueTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    api::ResourceClaimTemplate t;
+    t.metadata.name = "tmpl";
+    t.metadata.namespace_ = "ns";
+    api::DeviceRequest r;
+    r.name = "gpu";
+    r.exactly = api::ExactDeviceRequest{};
+    r.exactly->device_class_name = "gpu.example.com";
+    t.spec.spec.devices.requests.push_back(r);
+    cache.UpsertTemplate(std::make_shared<const api::ResourceClaimTemplate>(t));
+    api::Node n;
+    n.metadata.name = "node-0";
+    n.metadata.labels = {{"kubernetes.io/hostname", "node-0"}};
+    api::NodeCondition c;
+    c.type = "Ready";
+    c.status = "True";
+    n.status.conditions.push_back(c);
+    n.status.allocatable["pods"] = *api::Quantity::Parse("110");
+    cache.UpsertNode(std::make_shared<const api::Node>(n));
+  }
+
+  PodPtr AddPod(const api::Pod& p) {
+    writer.pods[FakeWriter::K(p.metadata.namespace_, p.metadata.name)] = p;
+    auto ptr = std::make_shared<const api::Pod>(p);
+    cache.UpsertPod(ptr);
+    return ptr;
+  }
+
+  // The pod's generated claim as the fake API server has it, or null.
+  const api::ResourceClaim* ClaimOf(const std::string& pod) {
+    for (const auto& [k, c] : writer.claims) {
+      for (const auto& o : c.metadata.owner_references) {
+        if (o.name == pod) return &c;
+      }
+    }
+    return nullptr;
+  }
+
+  static ControllerOptions NoWatch() {
+    ControllerOptions o;
+    o.observe_timeout = Clock::Duration::zero();  // no informer here
+    return o;
+  }
+
+  ClusterCache cache;
+  FakeWriter writer;
+  FakeAllocator allocator;
+  FakeEvents events;
+  FakeClock clock;
+};
+
+TEST_F(ControllerQueueTest, PodWithoutItsClaimsIsUrgentOthersAreNot) {
+  FakeQueue queue;
+  Controller ctrl{cache, writer, allocator, events, queue, clock, nullptr, NoWatch()};
+  ctrl.OnPod(nullptr, AddPod(GatedPod("new")));
+  EXPECT_TRUE(queue.urgent.count("pod:ns/new"));
+  api::Pod recorded = GatedPod("recorded");
+  api::PodResourceClaimStatus st;
+  st.name = "gpu";
+  st.resource_claim_name = "recorded-gpu";
+  recorded.status.resource_claim_statuses.push_back(st);
+  ctrl.OnPod(nullptr, AddPod(recorded));
+  EXPECT_TRUE(queue.added.count("pod:ns/recorded"));
+  EXPECT_FALSE(queue.urgent.count("pod:ns/recorded"));
+}
+
+TEST_F(ControllerQueueTest, AllocationWaitsWhileUrgentKeysAreQueued) {
+  FakeQueue queue;
+  Controller ctrl{cache, writer, allocator, events, queue, clock, nullptr, NoWatch()};
+  AddPod(GatedPod("a"));
+  queue.urgent_len = 1;  // another pod waits for its claims
+  ASSERT_TRUE(ctrl.SyncPod("ns", "a").ok());
+  ASSERT_NE(ClaimOf("a"), nullptr);
+  EXPECT_FALSE(ClaimOf("a")->status.allocation);
+  EXPECT_EQ(allocator.calls, 0);
+  EXPECT_TRUE(queue.added.count("pod:ns/a"));  // back in the normal line
+  queue.urgent_len = 0;
+  ASSERT_TRUE(ctrl.SyncPod("ns", "a").ok());
+  EXPECT_TRUE(ClaimOf("a")->status.allocation);
+  EXPECT_TRUE(writer.pods.at("ns/a").spec.scheduling_gates.empty());
+  // Without urgent work waiting, a new pod is created, allocated and released in one pass.
+  AddPod(GatedPod("b"));
+  ASSERT_TRUE(ctrl.SyncPod("ns", "b").ok());
+  EXPECT_TRUE(ClaimOf("b")->status.allocation);
+  EXPECT_TRUE(writer.pods.at("ns/b").spec.scheduling_gates.empty());
+}
+
+TEST_F(ControllerQueueTest, NewPodsClaimIsCreatedBeforePendingAllocations) {
+  k8s::workqueue::QueueOptions qo;
+  qo.clock = &clock;
+  k8s::workqueue::RateLimitingQueue q(qo);
+  QueueEnqueuer enqueuer(q);
+  Controller ctrl{cache, writer, allocator, events, enqueuer, clock, nullptr, NoWatch()};
+  Worker worker(
+      q, [&](const Request& r) { return ctrl.Reconcile(r); }, clock, nullptr);
+  constexpr int kPods = 10;
+  for (int i = 0; i < kPods; ++i) ctrl.OnPod(nullptr, AddPod(GatedPod("old-" + std::to_string(i))));
+  // Each pass creates one pod's claim; the allocations wait while other pods wait for claims.
+  for (int i = 0; i < kPods; ++i) ASSERT_TRUE(worker.ProcessNext());
+  EXPECT_EQ(writer.claims.size(), static_cast<size_t>(kPods));
+  EXPECT_EQ(allocator.calls, 1);  // the last one: no urgent key left behind it
+  EXPECT_EQ(q.Len(), kPods - 1);  // nine allocations pending
+  // A new pod arrives behind the nine: its claim is created by the very next pass.
+  ctrl.OnPod(nullptr, AddPod(GatedPod("late")));
+  ASSERT_TRUE(worker.ProcessNext());
+  ASSERT_NE(ClaimOf("late"), nullptr);
+  int allocated = 0;
+  for (int i = 0; i < kPods; ++i) {
+    if (ClaimOf("old-" + std::to_string(i))->status.allocation) ++allocated;
+  }
+  EXPECT_EQ(allocated, 1);
+  // The backlog then drains: every pod allocated and released.
+  while (q.Len() > 0) ASSERT_TRUE(worker.ProcessNext());
+  for (const auto& [k, p] : writer.pods) EXPECT_TRUE(p.spec.scheduling_gates.empty()) << k;
+  q.ShutDown();
+}
+
+}  // namespace
+}  // namespace draco::reconcilers
