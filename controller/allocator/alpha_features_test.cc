@@ -95,17 +95,23 @@ TEST(AlphaFeaturesTest, CompatibilityGroupsMustIntersectOnACounterSet) {
   EXPECT_EQ(AllocateOnN0(f, {Gpu("a"), Gpu("b")}, two).kind, Outcome::Kind::kAllocated);
 }
 
-TEST(AlphaFeaturesTest, AllocatedPeersConstrainCompatibilityGroups) {
-  Features f;
-  f.compatibility_groups = true;
+// An allocated claim "done" holding device `device` of pool n0 for its request "gpus".
+ResourceClaim ClaimAllocatedTo(const std::string& device) {
   ResourceClaim done = Claim("done", 1);
   done.allocation = AllocationResult{};
   DeviceRequestAllocationResult r;
   r.request = "gpus";
   r.driver = "gpu.example.com";
   r.pool = "n0";
-  r.device = "a";
+  r.device = device;
   done.allocation->results.push_back(r);
+  return done;
+}
+
+TEST(AlphaFeaturesTest, AllocatedPeersConstrainCompatibilityGroups) {
+  Features f;
+  f.compatibility_groups = true;
+  ResourceClaim done = ClaimAllocatedTo("a");
   ResourceClaim one = Claim("c", 1);
   SearchOutcome o =
       AllocateOnN0(f, {Gpu("a", {"x"}), Gpu("b", {"y"}), Gpu("c", {"x"})}, one, {done});
@@ -118,14 +124,7 @@ TEST(AlphaFeaturesTest, AllocatedPeersConstrainCompatibilityGroups) {
 TEST(AlphaFeaturesTest, ExplanationCountsDevicesIncompatibleWithAllocatedPeers) {
   Features f;
   f.compatibility_groups = true;
-  ResourceClaim done = Claim("done", 1);
-  done.allocation = AllocationResult{};
-  DeviceRequestAllocationResult r;
-  r.request = "gpus";
-  r.driver = "gpu.example.com";
-  r.pool = "n0";
-  r.device = "a";
-  done.allocation->results.push_back(r);
+  ResourceClaim done = ClaimAllocatedTo("a");
   ComputeConfig cfg;
   cfg.features = f;
   cfg.selectors = NewCelSelectorCompiler();
