@@ -4,6 +4,7 @@
 
 #include "controller/reconcilers/controller.h"
 #include "controller/reconcilers/testing_fakes.h"
+#include "controller/reconcilers/testing_objects.h"
 #include "controller/reconcilers/worker.h"
 
 namespace draco::reconcilers {
@@ -13,23 +14,8 @@ using testing::FakeAllocator;
 using testing::FakeEvents;
 using testing::FakeQueue;
 using testing::FakeWriter;
-
-api::Pod GatedPod(const std::string& name) {
-  api::Pod p;
-  p.metadata.name = name;
-  p.metadata.namespace_ = "ns";
-  p.metadata.uid = "uid-" + name;
-  p.metadata.resource_version = "1";
-  api::PodResourceClaim pc;
-  pc.name = "gpu";
-  pc.resource_claim_template_name = "tmpl";
-  p.spec.resource_claims.push_back(pc);
-  api::PodSchedulingGate g;
-  g.name = std::string(kSchedulingGate);
-  p.spec.scheduling_gates.push_back(g);
-  p.status.phase = "Pending";
-  return p;
-}
+using testing::GatedPod;
+using testing::ReadyNode;
 
 class ControllerQueueTest : public ::testing::Test {
  protected:
@@ -43,15 +29,7 @@ class ControllerQueueTest : public ::testing::Test {
     r.exactly->device_class_name = "gpu.example.com";
     t.spec.spec.devices.requests.push_back(r);
     cache.UpsertTemplate(std::make_shared<const api::ResourceClaimTemplate>(t));
-    api::Node n;
-    n.metadata.name = "node-0";
-    n.metadata.labels = {{"kubernetes.io/hostname", "node-0"}};
-    api::NodeCondition c;
-    c.type = "Ready";
-    c.status = "True";
-    n.status.conditions.push_back(c);
-    n.status.allocatable["pods"] = *api::Quantity::Parse("110");
-    cache.UpsertNode(std::make_shared<const api::Node>(n));
+    cache.UpsertNode(std::make_shared<const api::Node>(ReadyNode("node-0")));
   }
 
   PodPtr AddPod(const api::Pod& p) {

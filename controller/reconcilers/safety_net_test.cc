@@ -5,6 +5,7 @@
 #include "controller/metrics/controller_metrics.h"
 #include "controller/reconcilers/controller.h"
 #include "controller/reconcilers/testing_fakes.h"
+#include "controller/reconcilers/testing_objects.h"
 
 namespace draco::reconcilers {
 namespace {
@@ -13,41 +14,12 @@ using testing::FakeAllocator;
 using testing::FakeEvents;
 using testing::FakeQueue;
 using testing::FakeWriter;
+using testing::GatedPod;
+using testing::ReadyNode;
 
 constexpr char kReport[] =
     "0/2 nodes are available: 1 node(s) didn't match Pod's node affinity/selector, 1 node(s) "
     "cannot allocate all claims.";
-
-api::Node ReadyNode(const std::string& name) {
-  api::Node n;
-  n.metadata.name = name;
-  n.metadata.labels = {{"kubernetes.io/hostname", name}};
-  api::NodeCondition c;
-  c.type = "Ready";
-  c.status = "True";
-  n.status.conditions.push_back(c);
-  // Every kubelet reports allocatable pods; kube-scheduler's NodeResourcesFit counts them.
-  n.status.allocatable["pods"] = *api::Quantity::Parse("110");
-  return n;
-}
-
-api::Pod GatedPod(const std::string& name, const std::string& scheduler) {
-  api::Pod p;
-  p.metadata.name = name;
-  p.metadata.namespace_ = "ns";
-  p.metadata.uid = "uid-" + name;
-  p.metadata.resource_version = "1";
-  p.spec.scheduler_name = scheduler;
-  api::PodResourceClaim pc;
-  pc.name = "gpu";
-  pc.resource_claim_template_name = "tmpl";
-  p.spec.resource_claims.push_back(pc);
-  api::PodSchedulingGate g;
-  g.name = std::string(kSchedulingGate);
-  p.spec.scheduling_gates.push_back(g);
-  p.status.phase = "Pending";
-  return p;
-}
 
 api::PodCondition Scheduled(const std::string& reason, const std::string& message,
                             const std::string& at = "2026-01-01T00:00:05Z") {

@@ -1,0 +1,46 @@
+// Test builders for the objects most controller tests start from (header-only, tests only): a
+// Ready node as a kubelet reports it and a pod gated by draco with one templated claim.
+#pragma once
+
+#include <string>
+
+#include "controller/api/types.h"
+#include "controller/reconcilers/claim_util.h"
+
+namespace draco::reconcilers::testing {
+
+// Node `name`, Ready, labelled kubernetes.io/hostname=<name>, allocatable 110 pods (every
+// kubelet reports allocatable pods; kube-scheduler's NodeResourcesFit counts them).
+inline api::Node ReadyNode(const std::string& name) {
+  api::Node n;
+  n.metadata.name = name;
+  n.metadata.labels = {{"kubernetes.io/hostname", name}};
+  api::NodeCondition c;
+  c.type = "Ready";
+  c.status = "True";
+  n.status.conditions.push_back(c);
+  n.status.allocatable["pods"] = *api::Quantity::Parse("110");
+  return n;
+}
+
+// Pending pod ns/<name> (uid "uid-<name>", resourceVersion "1") with draco's scheduling gate and
+// one pod claim "gpu" from template "tmpl"; `scheduler` is spec.schedulerName ("" = default).
+inline api::Pod GatedPod(const std::string& name, const std::string& scheduler = "") {
+  api::Pod p;
+  p.metadata.name = name;
+  p.metadata.namespace_ = "ns";
+  p.metadata.uid = "uid-" + name;
+  p.metadata.resource_version = "1";
+  p.spec.scheduler_name = scheduler;
+  api::PodResourceClaim pc;
+  pc.name = "gpu";
+  pc.resource_claim_template_name = "tmpl";
+  p.spec.resource_claims.push_back(pc);
+  api::PodSchedulingGate g;
+  g.name = std::string(kSchedulingGate);
+  p.spec.scheduling_gates.push_back(g);
+  p.status.phase = "Pending";
+  return p;
+}
+
+}  // namespace draco::reconcilers::testing
