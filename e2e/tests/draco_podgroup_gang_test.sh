@@ -55,7 +55,7 @@ bound() { k get pods -n $NS -l gang=$1 -o jsonpath='{range .items[*]}{.spec.node
 { template $NS one-dev $DRV; podgroup train 3; member train-0 train; member train-1 train; } |
   k apply -f - >/dev/null
 eventually 70 "members wait for the gang's minimum (WaitingForGroupMembers Event)" \
-  bash -c "kubectl get events -n $NS --field-selector involvedObject.name=train-0,reason=WaitingForGroupMembers -o jsonpath='{.items[*].message}' | grep -q '2 of 3 member(s) exist'"
+  bash -c "kubectl get events -n $NS --field-selector reason=WaitingForGroupMembers -o jsonpath='{.items[*].message}' | grep -q '2 of 3 member(s) exist'"
 [[ $(allocated) -eq 0 ]] || fail "a claim was allocated for an incomplete gang"
 pass "2 of 3 members: no claim allocated"
 member train-2 train | k apply -f - >/dev/null
