@@ -5,7 +5,7 @@
 namespace draco {
 
 RealClock& RealClock::Get() {
-  static RealClock* clock = new RealClock();  // NOLINT(cppcoreguidelines-owning-memory)
+  static auto* clock = new RealClock();  // NOLINT(cppcoreguidelines-owning-memory)
   return *clock;
 }
 

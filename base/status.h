@@ -65,7 +65,7 @@ class [[nodiscard]] Status {
   std::string message_;
 };
 
-inline Status OkStatus() { return Status(); }
+inline Status OkStatus() { return {}; }
 inline Status InvalidArgumentError(std::string m) {
   return {StatusCode::kInvalidArgument, std::move(m)};
 }

@@ -153,8 +153,9 @@ ApiError DecodeApiErrorObject(std::string_view status_json) {
   if (!d.HasParseError() && d.IsObject()) FillFromStatusObject(d, e);
   if (e.http_code == 0) e.http_code = 500;
   if (e.reason.empty()) e.reason = ReasonForCode(e.http_code);
-  if (e.message.empty())
+  if (e.message.empty()) {
     e.message = "watch ERROR event: " + std::string(status_json.substr(0, 512));
+  }
   return e;
 }
 
@@ -193,7 +194,7 @@ Status ApiError::ToStatus() const {
   w.EndObject();
   std::string msg = message;
   msg.append(kTailMarker).append(buf.GetString(), buf.GetSize());
-  return Status(CodeFor(http_code, reason), std::move(msg));
+  return {CodeFor(http_code, reason), std::move(msg)};
 }
 
 std::optional<ApiError> ApiError::FromStatus(const Status& status) {

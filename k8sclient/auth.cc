@@ -92,7 +92,7 @@ StatusOr<std::chrono::system_clock::time_point> ParseRfc3339(const std::string& 
       6) {
     return InvalidArgumentError("not an RFC 3339 timestamp: " + s);
   }
-  size_t pos = static_cast<size_t>(consumed);
+  auto pos = static_cast<size_t>(consumed);
   if (pos < s.size() && s[pos] == '.') {
     ++pos;
     while (pos < s.size() && std::isdigit(static_cast<unsigned char>(s[pos]))) ++pos;

@@ -70,8 +70,9 @@ StatusOr<RestConfig> ParseKubeconfigUnsafe(const std::string& yaml, const std::s
   const std::string cluster_name = Scalar(ctx, "cluster");
   const std::string user_name = Scalar(ctx, "user");
   std::optional<YAML::Node> cluster_entry = FindNamed(root["clusters"], cluster_name, "cluster");
-  if (!cluster_entry || !cluster_entry->IsMap())
+  if (!cluster_entry || !cluster_entry->IsMap()) {
     return NotFoundError("kubeconfig: cluster \"" + cluster_name + "\" not found");
+  }
 
   const YAML::Node& cluster = *cluster_entry;
   RestConfig cfg;
@@ -127,8 +128,9 @@ StatusOr<RestConfig> ParseKubeconfigUnsafe(const std::string& yaml, const std::s
       for (const auto& a : exec["args"]) e.args.push_back(a.as<std::string>());
     }
     if (exec["env"] && exec["env"].IsSequence()) {
-      for (const auto& kv : exec["env"])
+      for (const auto& kv : exec["env"]) {
         e.env.emplace_back(Scalar(kv, "name"), Scalar(kv, "value"));
+      }
     }
     e.provide_cluster_info = Bool(exec, "provideClusterInfo");
     if (std::string m = Scalar(exec, "interactiveMode"); !m.empty()) e.interactive_mode = m;

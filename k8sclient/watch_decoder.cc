@@ -9,7 +9,7 @@
 
 namespace draco::k8s {
 namespace {
-Status DataLossError(std::string m) { return Status(StatusCode::kDataLoss, std::move(m)); }
+Status DataLossError(std::string m) { return {StatusCode::kDataLoss, std::move(m)}; }
 }  // namespace
 
 std::string_view WatchEventTypeName(WatchEvent::Type t) {

@@ -20,8 +20,11 @@ fi
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 # One file per clang-tidy process keeps the parallelism even; --quiet drops the suppressed counts.
+# -Wno-ambiguous-reversed-operator: clang (not GCC) warns, as an error under -Werror, that C++20
+# finds RapidJSON's member-iterator `!=` ambiguous with its reversed form; the defect is in
+# RapidJSON's header (non-const operator templates), not in our comparisons of its iterators.
 printf '%s\n' "${sources[@]}" | xargs -P"${DRACO_JOBS:-$(nproc)}" -n1 clang-tidy -p "$BUILD" \
-  --quiet >"$out" 2>/dev/null || true
+  --quiet --extra-arg=-Wno-ambiguous-reversed-operator >"$out" 2>/dev/null || true
 warnings=$(grep -E '(warning|error): .*\[[a-z0-9.,-]+\]$' "$out" | sed "s|^$PWD/||" | sort -u || true)
 if [[ -n $warnings ]]; then
   echo "$warnings" >&2

@@ -29,14 +29,16 @@ std::string DataField(const rapidjson::Value& data, const char* key) {
 StatusOr<SecretState> ParseSecret(const std::string& json) {
   rapidjson::Document doc;
   doc.Parse(json.data(), json.size());
-  if (doc.HasParseError() || !doc.IsObject())
+  if (doc.HasParseError() || !doc.IsObject()) {
     return InvalidArgumentError("Secret: not a JSON object");
+  }
   SecretState s;
   auto meta = doc.FindMember("metadata");
   if (meta != doc.MemberEnd() && meta->value.IsObject()) {
     auto rv = meta->value.FindMember("resourceVersion");
-    if (rv != meta->value.MemberEnd() && rv->value.IsString())
+    if (rv != meta->value.MemberEnd() && rv->value.IsString()) {
       s.resource_version = rv->value.GetString();
+    }
   }
   auto data = doc.FindMember("data");
   if (data != doc.MemberEnd() && data->value.IsObject()) {
@@ -203,14 +205,13 @@ Status CertSync::EnsureCaBundle(const std::string& bundle) {
         }
       }
       if (have == want) continue;
-      ops += ",{\"op\":\"add\",\"path\":\"/webhooks/" + std::to_string(i) +
-             "/clientConfig/caBundle\",\"value\":" + JsonString(want) + "}";
+      ops += R"(,{"op":"add","path":"/webhooks/)" + std::to_string(i) +
+             R"(/clientConfig/caBundle","value":)" + JsonString(want) + "}";
     }
   }
   if (ops.empty()) return OkStatus();
-  std::string patch =
-      "[{\"op\":\"test\",\"path\":\"/metadata/resourceVersion\",\"value\":" + JsonString(rv) + "}" +
-      ops + "]";
+  std::string patch = R"([{"op":"test","path":"/metadata/resourceVersion","value":)" +
+                      JsonString(rv) + "}" + ops + "]";
   auto patched =
       client_.Patch(kMutatingWebhookConfigurations, "", name, k8s::PatchType::kJsonPatch, patch);
   if (!patched.ok()) {

@@ -12,11 +12,11 @@ bool ShouldGate(const api::Pod& pod) {
 }
 
 std::string GatePatch(const api::Pod& pod) {
-  const std::string gate = "{\"name\":\"" + std::string(kSchedulingGate) + "\"}";
+  const std::string gate = R"({"name":")" + std::string(kSchedulingGate) + "\"}";
   if (pod.spec.scheduling_gates.empty()) {
-    return "[{\"op\":\"add\",\"path\":\"/spec/schedulingGates\",\"value\":[" + gate + "]}]";
+    return R"([{"op":"add","path":"/spec/schedulingGates","value":[)" + gate + "]}]";
   }
-  return "[{\"op\":\"add\",\"path\":\"/spec/schedulingGates/-\",\"value\":" + gate + "}]";
+  return R"([{"op":"add","path":"/spec/schedulingGates/-","value":)" + gate + "}]";
 }
 
 }  // namespace draco::admission

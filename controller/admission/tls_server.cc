@@ -2,11 +2,11 @@
 
 #include <netdb.h>
 #include <poll.h>
-#include <signal.h>
 #include <unistd.h>
 
 #include <cctype>
 #include <charconv>
+#include <csignal>
 #include <cstring>
 #include <exception>
 
@@ -43,12 +43,14 @@ std::string SslError(std::string_view what) {
 // "host:port", "[v6]:port" or ":port" (127.0.0.1) into numeric host and port.
 Status SplitHostPort(const std::string& addr, std::string& host, std::string& port) {
   size_t colon = addr.rfind(':');
-  if (colon == std::string::npos)
+  if (colon == std::string::npos) {
     return InvalidArgumentError("bad address '" + addr + "': want host:port");
+  }
   host = addr.substr(0, colon);
   port = addr.substr(colon + 1);
-  if (host.size() >= 2 && host.front() == '[' && host.back() == ']')
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
     host = host.substr(1, host.size() - 2);
+  }
   if (host.empty()) host = "127.0.0.1";
   if (port.empty() || port.find_first_not_of("0123456789") != std::string::npos) {
     return InvalidArgumentError("bad address '" + addr + "': want host:port");
@@ -114,8 +116,9 @@ std::string Header(std::string_view headers, std::string_view name) {
     std::string_view key = headers.substr(pos, colon - pos);
     if (key.size() != name.size()) continue;
     bool eq = true;
-    for (size_t i = 0; i < key.size(); ++i)
+    for (size_t i = 0; i < key.size(); ++i) {
       eq = eq && std::tolower(key[i]) == std::tolower(name[i]);
+    }
     if (!eq) continue;
     std::string_view v = headers.substr(colon + 1, eol - colon - 1);
     while (!v.empty() && (v.front() == ' ' || v.front() == '\t')) v.remove_prefix(1);
@@ -160,8 +163,9 @@ StatusOr<std::unique_ptr<TlsServer>> TlsServer::Start(const std::string& bind_ad
   s->host_ = host;
   s->handler_ = std::move(handler);
   s->acceptor_ = std::thread([p = s.get()] { p->AcceptLoop(); });
-  for (int i = 0; i < threads; ++i)
+  for (int i = 0; i < threads; ++i) {
     s->workers_.emplace_back([p = s.get()] { p->ConnectionLoop(); });
+  }
   return s;
 }
 
@@ -374,8 +378,9 @@ StatusOr<HttpReply> TlsRequest(const std::string& host, int port, const std::str
   std::string resp;
   char chunk[16384];
   int n;
-  while ((n = SSL_read(ssl.get(), chunk, sizeof(chunk))) > 0)
+  while ((n = SSL_read(ssl.get(), chunk, sizeof(chunk))) > 0) {
     resp.append(chunk, static_cast<size_t>(n));
+  }
   ERR_clear_error();
   size_t end = resp.find("\r\n\r\n");
   if (resp.rfind("HTTP/1.1 ", 0) != 0 || end == std::string::npos || resp.size() < 12) {

@@ -14,8 +14,9 @@ StatusOr<std::chrono::seconds> ParseDurationFlag(std::string_view v) {
   long long n = 0;
   auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
   std::string_view unit(p, static_cast<size_t>(v.data() + v.size() - p));
-  if (ec != std::errc() || n <= 0)
+  if (ec != std::errc() || n <= 0) {
     return InvalidArgumentError("bad duration '" + std::string(v) + "'");
+  }
   if (unit == "s") return std::chrono::seconds(n);
   if (unit == "m") return std::chrono::seconds(n * 60);
   if (unit == "h") return std::chrono::seconds(n * 3600);

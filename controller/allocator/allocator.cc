@@ -76,11 +76,12 @@ double Allocator::IndexBytesPerDevice() const {
   }
   for (const auto& [name, np] : m.node_cache_) {
     bytes += np->cands.capacity() * sizeof(Candidate);
-    for (const auto& c : np->cands)
+    for (const auto& c : np->cands) {
       bytes += c.consumption.capacity() * sizeof(std::pair<int, Amount>);
+    }
     bytes += np->pools.capacity() * sizeof(PoolView);
   }
-  return double(bytes) / double(m.num_devices_);
+  return static_cast<double>(bytes) / static_cast<double>(m.num_devices_);
 }
 
 const Allocator::Impl::Compiled& Allocator::Impl::Compile(const std::string& expr) {
@@ -104,14 +105,15 @@ int Allocator::Impl::SliceOfGid(int gid) const { return d_.SliceOfGid(gid); }
 
 const PreparedDevice* Allocator::Impl::Prepared(int gid) {
   if (!config_.selectors) return nullptr;
-  if (prepared_.empty()) prepared_.resize(size_t(num_devices_ + 63) / 64);
-  auto& chunk = prepared_[size_t(gid) / 64];
+  if (prepared_.empty()) prepared_.resize(static_cast<size_t>(num_devices_ + 63) / 64);
+  auto& chunk = prepared_[static_cast<size_t>(gid) / 64];
   if (!chunk) chunk = std::make_unique<std::shared_ptr<const PreparedDevice>[]>(64);
-  auto& p = chunk[size_t(gid) % 64];
+  auto& p = chunk[static_cast<size_t>(gid) % 64];
   if (!p) {
     int slice = SliceOfGid(gid);
-    const ResourceSlice& s = slices_[size_t(slice)];
-    const Device& d = s.devices[size_t(gid - slice_gid_base_[size_t(slice)])];
+    const ResourceSlice& s = slices_[static_cast<size_t>(slice)];
+    const Device& d =
+        s.devices[static_cast<size_t>(gid - slice_gid_base_[static_cast<size_t>(slice)])];
     DeviceView v;
     v.driver = s.driver;
     v.attributes = &d.attributes;
@@ -123,9 +125,9 @@ const PreparedDevice* Allocator::Impl::Prepared(int gid) {
 }
 
 uint8_t Allocator::Impl::ClassSelect(int class_idx, int gid, std::string* err) {
-  std::vector<uint8_t>& sel = class_sel_[size_t(class_idx)];
-  if (sel.empty()) sel.assign(size_t(num_devices_), 0);
-  uint8_t& slot = sel[size_t(gid)];
+  std::vector<uint8_t>& sel = class_sel_[static_cast<size_t>(class_idx)];
+  if (sel.empty()) sel.assign(static_cast<size_t>(num_devices_), 0);
+  uint8_t& slot = sel[static_cast<size_t>(gid)];
   if (slot != 0) {
     if (slot == 3 && err) *err = class_sel_err_[class_idx][gid];
     return slot;
@@ -176,8 +178,9 @@ std::string Allocator::Impl::NewShareId() {
   uint64_t a = (*rng_)(), b = (*rng_)();
   a = (a & 0xffffffffffff0fffull) | 0x0000000000004000ull;  // version 4
   b = (b & 0x3fffffffffffffffull) | 0x8000000000000000ull;  // variant
-  std::snprintf(buf, sizeof(buf), "%08x-%04x-%04x-%04x-%012llx", unsigned(a >> 32),
-                unsigned((a >> 16) & 0xffff), unsigned(a & 0xffff), unsigned(b >> 48),
+  std::snprintf(buf, sizeof(buf), "%08x-%04x-%04x-%04x-%012llx", static_cast<unsigned>(a >> 32),
+                static_cast<unsigned>((a >> 16) & 0xffff), static_cast<unsigned>(a & 0xffff),
+                static_cast<unsigned>(b >> 48),
                 static_cast<unsigned long long>(b & 0xffffffffffffull));
   return buf;
 }

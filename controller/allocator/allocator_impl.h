@@ -99,7 +99,7 @@ inline uint64_t HashName(std::string_view s, uint64_t h) {
   auto load4 = [](const char* q) {
     uint32_t v;
     std::memcpy(&v, q, 4);
-    return uint64_t(v);
+    return static_cast<uint64_t>(v);
   };
   uint64_t tail;
   if (n >= 8) {
@@ -112,10 +112,11 @@ inline uint64_t HashName(std::string_view s, uint64_t h) {
     tail = load4(p) | (load4(p + n - 4) << 32);
   } else {
     tail = n == 0 ? 0
-                  : uint64_t(uint8_t(p[0])) | uint64_t(uint8_t(p[n / 2])) << 8 |
-                        uint64_t(uint8_t(p[n - 1])) << 16;
+                  : static_cast<uint64_t>(static_cast<uint8_t>(p[0])) |
+                        static_cast<uint64_t>(static_cast<uint8_t>(p[n / 2])) << 8 |
+                        static_cast<uint64_t>(static_cast<uint8_t>(p[n - 1])) << 16;
   }
-  h ^= tail ^ (uint64_t(n) << 56);
+  h ^= tail ^ (static_cast<uint64_t>(n) << 56);
   h ^= h >> 33;  // murmur3 finalizer: every input bit reaches the low (slot) bits
   h *= 0xff51afd7ed558ccdull;
   h ^= h >> 33;
@@ -152,24 +153,25 @@ struct PoolTable {
   int Find(std::string_view driver, std::string_view pool, uint64_t h) const {
     if (slots.empty()) return -1;
     size_t mask = slots.size() - 1;
-    for (size_t i = size_t(h) & mask;; i = (i + 1) & mask) {
+    for (size_t i = static_cast<size_t>(h) & mask;; i = (i + 1) & mask) {
       int32_t s = slots[i];
       if (s == 0) return -1;
-      const Key& k = keys[size_t(s - 1)];
-      if (key_hash[size_t(s - 1)] == h && k.pool == pool && k.driver == driver) return s - 1;
+      const Key& k = keys[static_cast<size_t>(s - 1)];
+      if (key_hash[static_cast<size_t>(s - 1)] == h && k.pool == pool && k.driver == driver)
+        return s - 1;
     }
   }
   int Find(std::string_view driver, std::string_view pool) const {
     return Find(driver, pool, HashPool(driver, pool));
   }
   int Add(std::shared_ptr<const ResourceSlice> owner, uint64_t h) {
-    int id = int(keys.size());
+    int id = static_cast<int>(keys.size());
     keys.push_back({owner->driver, owner->pool});
     key_hash.push_back(h);
     owners.push_back(std::move(owner));
     if (keys.size() * 2 > slots.size()) {
       slots.assign(std::max<size_t>(16, slots.size() * 2), 0);
-      for (size_t k = 0; k < keys.size(); ++k) Insert(int(k));
+      for (size_t k = 0; k < keys.size(); ++k) Insert(static_cast<int>(k));
     } else {
       Insert(id);
     }
@@ -184,12 +186,12 @@ struct PoolTable {
     while (cap < 2 * n + 2) cap *= 2;
     if (cap > slots.size()) {
       slots.assign(cap, 0);
-      for (size_t k = 0; k < keys.size(); ++k) Insert(int(k));
+      for (size_t k = 0; k < keys.size(); ++k) Insert(static_cast<int>(k));
     }
   }
   void Insert(int id) {
     size_t mask = slots.size() - 1;
-    size_t i = size_t(key_hash[size_t(id)]) & mask;
+    size_t i = static_cast<size_t>(key_hash[static_cast<size_t>(id)]) & mask;
     while (slots[i] != 0) i = (i + 1) & mask;
     slots[i] = id + 1;
   }
@@ -267,7 +269,7 @@ struct Snapshot::Data {
   int FindDevice(int pool, std::string_view name) const;
   int SliceOfGid(int gid) const;
   const Device& DeviceOfGid(int gid) const;
-  int PoolOfGid(int gid) const { return slice_pool[size_t(SliceOfGid(gid))]; }
+  int PoolOfGid(int gid) const { return slice_pool[static_cast<size_t>(SliceOfGid(gid))]; }
   // Node-local slices of `node` in snapshot order.
   std::vector<int> NodeSlices(const std::string& node) const;
 };
@@ -358,7 +360,7 @@ class Allocator::Impl {
   void ForEachHolder(int pool, const std::function<void(int, std::string_view)>& f) const;
   // Makes `pool`'s allocated state current (applies its pending results).
   void EnsurePool(int pool) {
-    if (!pool_ready_[size_t(pool)]) ResolvePool(pool);
+    if (!pool_ready_[static_cast<size_t>(pool)]) ResolvePool(pool);
   }
   void ResolvePool(int pool);
   // Records the results of `allocated` as pending (no device lookups yet); with `skip_ready`,
@@ -404,18 +406,18 @@ class Allocator::Impl {
   const Device& DeviceOf(const Candidate& c) const { return slices_[c.slice].devices[c.device]; }
   // Allocated state of the identity with canonical gid `ident` (its pool must be resolved).
   IdentityView Identity(int ident) const {
-    uint32_t w = ident_[size_t(ident)];
+    uint32_t w = ident_[static_cast<size_t>(ident)];
     IdentityView v;
     v.exclusive = (w & kExclusiveBit) != 0;
     v.has_aggregate = (w & kAggregateBit) != 0;
-    v.shares = int(w / kShareUnit);
+    v.shares = static_cast<int>(w / kShareUnit);
     if (v.has_aggregate) v.aggregate = &aggregate_.at(ident);
     return v;
   }
-  bool IsIdentAllocated(int ident) const { return ident_[size_t(ident)] != 0; }
+  bool IsIdentAllocated(int ident) const { return ident_[static_cast<size_t>(ident)] != 0; }
   // Any device `gid` of resolved pool `pool`.
   bool IsDeviceAllocated(int pool, int gid) const {
-    return ident_[size_t(d_.Canon(pool, gid))] != 0;
+    return ident_[static_cast<size_t>(d_.Canon(pool, gid))] != 0;
   }
   const std::vector<Amount>& AvailableCounters(PoolView& pool);
   std::string NewShareId();
@@ -432,7 +434,8 @@ class Allocator::Impl {
   void InitPolicies();
   // Governing policy of a class index (-1: none).
   int PolicyOf(int class_idx) const {
-    return class_idx < 0 || class_policy_.empty() ? -1 : class_policy_[size_t(class_idx)];
+    return class_idx < 0 || class_policy_.empty() ? -1
+                                                  : class_policy_[static_cast<size_t>(class_idx)];
   }
   // Device class of result `request` ("req" or "req/sub") in `claim`, or "".
   static std::string ClassOfRequest(const ResourceClaim& claim, std::string_view request);

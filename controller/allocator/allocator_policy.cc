@@ -48,11 +48,12 @@ void Allocator::Impl::InitPolicies() {
       const AllocationPolicy& p = config_.policies[pi];
       if (!p.Selects(classes_[ci])) continue;
       if (best < 0) {
-        best = int(pi);
+        best = static_cast<int>(pi);
         continue;
       }
-      const AllocationPolicy& b = config_.policies[size_t(best)];
-      if (p.priority > b.priority || (p.priority == b.priority && p.name < b.name)) best = int(pi);
+      const AllocationPolicy& b = config_.policies[static_cast<size_t>(best)];
+      if (p.priority > b.priority || (p.priority == b.priority && p.name < b.name))
+        best = static_cast<int>(pi);
     }
     class_policy_[ci] = best;
   }
@@ -63,7 +64,7 @@ Strategy Allocator::Impl::ClaimsStrategy(const std::vector<const ResourceClaim*>
   auto of = [&](const std::string& cls) {
     auto it = class_by_name_.find(cls);
     int pol = it == class_by_name_.end() ? -1 : PolicyOf(it->second);
-    return pol < 0 ? Strategy::kFirstFit : config_.policies[size_t(pol)].strategy;
+    return pol < 0 ? Strategy::kFirstFit : config_.policies[static_cast<size_t>(pol)].strategy;
   };
   for (const ResourceClaim* c : claims) {
     for (const auto& r : c->requests) {

@@ -72,7 +72,7 @@ PoolGroups GroupSlices(const Allocator::Impl& m, const Node& node, Status& error
     bool relevant = SliceForNode(m.config_.features, node, s, error);
     if (!error.ok()) break;
     if (!relevant) continue;
-    int pk = m.slice_pool_[size_t(si)];
+    int pk = m.slice_pool_[static_cast<size_t>(si)];
     auto [it, inserted] = groups.slices.emplace(pk, std::vector<int>{});
     if (inserted) groups.order.push_back(pk);
     std::vector<int>& g = it->second;
@@ -97,9 +97,10 @@ enum class PoolCheck { kComplete, kObsolete, kIncomplete };
 PoolCheck CheckComplete(const Allocator::Impl& m, int pk, const ResourceSlice& first,
                         std::vector<int>& all_for_pool) {
   const Snapshot::Data& d = m.d_;
-  for (int k = d.pool_slice_offset[size_t(pk)]; k < d.pool_slice_offset[size_t(pk) + 1]; ++k) {
-    int si = d.pool_slice_list[size_t(k)];
-    const ResourceSlice& s = m.slices_[size_t(si)];
+  for (int k = d.pool_slice_offset[static_cast<size_t>(pk)];
+       k < d.pool_slice_offset[static_cast<size_t>(pk) + 1]; ++k) {
+    int si = d.pool_slice_list[static_cast<size_t>(k)];
+    const ResourceSlice& s = m.slices_[static_cast<size_t>(si)];
     if (s.generation == first.generation) {
       all_for_pool.push_back(si);
     } else if (s.generation > first.generation) {
@@ -109,7 +110,8 @@ PoolCheck CheckComplete(const Allocator::Impl& m, int pk, const ResourceSlice& f
   if (!m.config_.features.compatibility_groups) {
     std::erase_if(all_for_pool, [&](int si) { return UsesCompatibilityGroups(m.slices_[si]); });
   }
-  if (int64_t(all_for_pool.size()) != first.resource_slice_count) return PoolCheck::kIncomplete;
+  if (static_cast<int64_t>(all_for_pool.size()) != first.resource_slice_count)
+    return PoolCheck::kIncomplete;
   return PoolCheck::kComplete;
 }
 
@@ -121,14 +123,14 @@ void ReadCounterSets(const Allocator::Impl& m, const std::vector<int>& counter_s
   for (int si : counter_slices) {
     const auto& sets = m.slices_[si].shared_counters;
     for (size_t k = 0; k < sets.size() && !pv.invalid; ++k) {
-      if (!set_index.emplace(sets[k].name, int(pv.set_names.size())).second) {
+      if (!set_index.emplace(sets[k].name, static_cast<int>(pv.set_names.size())).second) {
         pv.invalid = true;
         pv.invalid_reason = "duplicate counter set name " + sets[k].name;
         break;
       }
       pv.set_names.push_back(sets[k].name);
-      pv.counter_set_slices.push_back(si << 8 | int(k));
-      pv.set_offset.push_back(int(pv.counter_names.size()));
+      pv.counter_set_slices.push_back(si << 8 | static_cast<int>(k));
+      pv.set_offset.push_back(static_cast<int>(pv.counter_names.size()));
       for (const auto& [cn, q] : sets[k].counters) {
         pv.counter_names.push_back(cn);
         pv.counter_values.push_back(q.nanos);
@@ -136,7 +138,7 @@ void ReadCounterSets(const Allocator::Impl& m, const std::vector<int>& counter_s
     }
     if (pv.invalid) break;
   }
-  pv.set_offset.push_back(int(pv.counter_names.size()));
+  pv.set_offset.push_back(static_cast<int>(pv.counter_names.size()));
   auto validate = [&](const std::vector<int>& sl) {
     for (int si : sl) {
       for (const auto& d : m.slices_[si].devices) {
@@ -243,20 +245,21 @@ void AddCandidates(Allocator::Impl& m, NodePools& np) {
     if (pv.incomplete || pv.invalid) continue;
     m.EnsurePool(pv.pool_key);
     const PoolIndex& ix = m.d_.Index(pv.pool_key);
-    const int pool_base = m.d_.pools[size_t(pv.pool_key)].gid_base;
+    const int pool_base = m.d_.pools[static_cast<size_t>(pv.pool_key)].gid_base;
     for (int si : pv.targeting) {
       const ResourceSlice& s = m.slices_[si];
       for (size_t di = 0; di < s.devices.size(); ++di) {
         Candidate c;
         c.slice = si;
-        c.device = int(di);
-        c.gid = m.slice_gid_base_[si] + int(di);
-        c.ident = ix.canon.empty() ? c.gid : pool_base + ix.canon[size_t(c.gid - pool_base)];
-        c.pool = int(pi);
+        c.device = static_cast<int>(di);
+        c.gid = m.slice_gid_base_[si] + static_cast<int>(di);
+        c.ident =
+            ix.canon.empty() ? c.gid : pool_base + ix.canon[static_cast<size_t>(c.gid - pool_base)];
+        c.pool = static_cast<int>(pi);
         for (const auto& cc : s.devices[di].consumes_counters) {
           int set = -1;
           for (size_t k = 0; k < pv.set_names.size(); ++k) {
-            if (pv.set_names[k] == cc.counter_set) set = int(k);
+            if (pv.set_names[k] == cc.counter_set) set = static_cast<int>(k);
           }
           if (set < 0) continue;  // partitionable devices off: pool keeps no counter sets
           for (const auto& [cn, q] : cc.counters) {
@@ -293,7 +296,7 @@ const NodePools& Allocator::Impl::GatherPools(const Node& node) {
     const ResourceSlice& first = slices_[rel[0]];
     std::vector<int> all_for_pool;
     bool use_all = false;
-    if (int64_t(rel.size()) != first.resource_slice_count) {
+    if (static_cast<int64_t>(rel.size()) != first.resource_slice_count) {
       PoolCheck check = CheckComplete(*this, pk, first, all_for_pool);
       if (check == PoolCheck::kObsolete) {
         np->obsolete.push_back(first.driver + "/" + first.pool);
@@ -316,8 +319,8 @@ const NodePools& Allocator::Impl::GatherPools(const Node& node) {
     (HasBindingConditions(*this, pv) ? with_binding : normal).push_back(std::move(pv));
   }
   auto by_id = [&](const PoolView& a, const PoolView& b) {
-    const PoolTable::Key& x = pool_keys_[size_t(a.pool_key)];
-    const PoolTable::Key& y = pool_keys_[size_t(b.pool_key)];
+    const PoolTable::Key& x = pool_keys_[static_cast<size_t>(a.pool_key)];
+    const PoolTable::Key& y = pool_keys_[static_cast<size_t>(b.pool_key)];
     if (x.driver != y.driver) return x.driver < y.driver;
     return x.pool < y.pool;
   };
@@ -339,11 +342,11 @@ const std::vector<Amount>& Allocator::Impl::AvailableCounters(PoolView& pool) {
     for (int si : *list) {
       const ResourceSlice& s = slices_[si];
       for (size_t di = 0; di < s.devices.size(); ++di) {
-        if (!IsDeviceAllocated(pool.pool_key, slice_gid_base_[si] + int(di))) continue;
+        if (!IsDeviceAllocated(pool.pool_key, slice_gid_base_[si] + static_cast<int>(di))) continue;
         for (const auto& cc : s.devices[di].consumes_counters) {
           int set = -1;
           for (size_t k = 0; k < pool.set_names.size(); ++k) {
-            if (pool.set_names[k] == cc.counter_set) set = int(k);
+            if (pool.set_names[k] == cc.counter_set) set = static_cast<int>(k);
           }
           if (set < 0) continue;
           for (const auto& [cn, q] : cc.counters) {

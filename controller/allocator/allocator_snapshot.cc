@@ -63,16 +63,18 @@ void Snapshot::Data::Layout(const Data* parent, const std::vector<int>& changed)
   const size_t ns = slices.size();
   pools.assign(np, Pool{});
   pool_slice_offset.assign(np + 1, 0);
-  for (size_t i = 0; i < ns; ++i) ++pool_slice_offset[size_t(slice_pool[i]) + 1];
+  for (size_t i = 0; i < ns; ++i) ++pool_slice_offset[static_cast<size_t>(slice_pool[i]) + 1];
   for (size_t p = 0; p < np; ++p) pool_slice_offset[p + 1] += pool_slice_offset[p];
   pool_slice_list.resize(ns);
   {
     std::vector<int> fill(pool_slice_offset.begin(), pool_slice_offset.end() - 1);
-    for (size_t i = 0; i < ns; ++i) pool_slice_list[size_t(fill[size_t(slice_pool[i])]++)] = int(i);
+    for (size_t i = 0; i < ns; ++i)
+      pool_slice_list[static_cast<size_t>(fill[static_cast<size_t>(slice_pool[i])]++)] =
+          static_cast<int>(i);
   }
   shared_slices.clear();
   for (size_t i = 0; i < ns; ++i) {
-    if (slice_node_hash[i] == 0) shared_slices.push_back(int(i));
+    if (slice_node_hash[i] == 0) shared_slices.push_back(static_cast<int>(i));
   }
   slice_gid_base.assign(ns, 0);
   ordered_gid_base.resize(ns);
@@ -80,10 +82,10 @@ void Snapshot::Data::Layout(const Data* parent, const std::vector<int>& changed)
   for (size_t p = 0; p < np; ++p) {
     pools[p].gid_base = gid;
     for (int k = pool_slice_offset[p]; k < pool_slice_offset[p + 1]; ++k) {
-      int si = pool_slice_list[size_t(k)];
-      slice_gid_base[size_t(si)] = gid;
-      ordered_gid_base[size_t(k)] = gid;
-      gid += slice_ndev[size_t(si)];
+      int si = pool_slice_list[static_cast<size_t>(k)];
+      slice_gid_base[static_cast<size_t>(si)] = gid;
+      ordered_gid_base[static_cast<size_t>(k)] = gid;
+      gid += slice_ndev[static_cast<size_t>(si)];
     }
     pools[p].num_devices = gid - pools[p].gid_base;
   }
@@ -95,7 +97,7 @@ void Snapshot::Data::Layout(const Data* parent, const std::vector<int>& changed)
   constexpr size_t kMaxBlocks = 16;
   auto inherits = [&](size_t p) {
     return parent != nullptr && p < parent->pools.size() &&
-           std::find(changed.begin(), changed.end(), int(p)) == changed.end();
+           std::find(changed.begin(), changed.end(), static_cast<int>(p)) == changed.end();
   };
   const bool compact = parent != nullptr && parent->index_blocks.size() >= kMaxBlocks;
   size_t fresh = 0;
@@ -113,22 +115,24 @@ void Snapshot::Data::Layout(const Data* parent, const std::vector<int>& changed)
 }
 
 const PoolIndex& Snapshot::Data::Index(int pool) const {
-  PoolIndex& ix = *pools[size_t(pool)].index;
+  PoolIndex& ix = *pools[static_cast<size_t>(pool)].index;
   std::call_once(ix.once, [&] {
-    const Pool& p = pools[size_t(pool)];
+    const Pool& p = pools[static_cast<size_t>(pool)];
     const int n = p.num_devices;
-    int b = pool_slice_offset[size_t(pool)], e = pool_slice_offset[size_t(pool) + 1];
+    int b = pool_slice_offset[static_cast<size_t>(pool)],
+        e = pool_slice_offset[static_cast<size_t>(pool) + 1];
     std::vector<int> canon;
     bool dup = false;
     if (n > kLinearPool) {
       auto m = std::make_unique<std::unordered_map<std::string_view, int>>();
-      m->reserve(size_t(n));
-      canon.resize(size_t(n));
+      m->reserve(static_cast<size_t>(n));
+      canon.resize(static_cast<size_t>(n));
       int local = 0;
       for (int k = b; k < e; ++k) {
-        for (const auto& d : slices[size_t(pool_slice_list[size_t(k)])].devices) {
+        for (const auto& d :
+             slices[static_cast<size_t>(pool_slice_list[static_cast<size_t>(k)])].devices) {
           auto [it, inserted] = m->emplace(d.name, local);
-          canon[size_t(local)] = it->second;
+          canon[static_cast<size_t>(local)] = it->second;
           dup = dup || !inserted;
           ++local;
         }
@@ -136,15 +140,16 @@ const PoolIndex& Snapshot::Data::Index(int pool) const {
       ix.by_name = std::move(m);
     } else {
       std::string_view names[kLinearPool];
-      canon.resize(size_t(n));
+      canon.resize(static_cast<size_t>(n));
       int local = 0;
       for (int k = b; k < e; ++k) {
-        for (const auto& d : slices[size_t(pool_slice_list[size_t(k)])].devices) {
+        for (const auto& d :
+             slices[static_cast<size_t>(pool_slice_list[static_cast<size_t>(k)])].devices) {
           names[local] = d.name;
-          canon[size_t(local)] = local;
+          canon[static_cast<size_t>(local)] = local;
           for (int j = 0; j < local; ++j) {
             if (names[j] == names[local]) {
-              canon[size_t(local)] = j;
+              canon[static_cast<size_t>(local)] = j;
               dup = true;
               break;
             }
@@ -162,20 +167,22 @@ const PoolIndex& Snapshot::Data::Index(int pool) const {
 int Snapshot::Data::Canon(int pool, int gid) const {
   const PoolIndex& ix = Index(pool);
   if (ix.canon.empty()) return gid;
-  int base = pools[size_t(pool)].gid_base;
-  return base + ix.canon[size_t(gid - base)];
+  int base = pools[static_cast<size_t>(pool)].gid_base;
+  return base + ix.canon[static_cast<size_t>(gid - base)];
 }
 
 int Snapshot::Data::FindDevice(int pool, std::string_view name) const {
   const PoolIndex& ix = Index(pool);
-  int base = pools[size_t(pool)].gid_base;
+  int base = pools[static_cast<size_t>(pool)].gid_base;
   if (ix.by_name) {
     auto it = ix.by_name->find(name);
     return it == ix.by_name->end() ? -1 : base + it->second;
   }
   int local = 0;
-  for (int k = pool_slice_offset[size_t(pool)]; k < pool_slice_offset[size_t(pool) + 1]; ++k) {
-    for (const auto& d : slices[size_t(pool_slice_list[size_t(k)])].devices) {
+  for (int k = pool_slice_offset[static_cast<size_t>(pool)];
+       k < pool_slice_offset[static_cast<size_t>(pool) + 1]; ++k) {
+    for (const auto& d :
+         slices[static_cast<size_t>(pool_slice_list[static_cast<size_t>(k)])].devices) {
       if (d.name == name) return base + local;  // first occurrence = canonical
       ++local;
     }
@@ -186,12 +193,13 @@ int Snapshot::Data::FindDevice(int pool, std::string_view name) const {
 int Snapshot::Data::SliceOfGid(int gid) const {
   auto it = std::upper_bound(ordered_gid_base.begin(), ordered_gid_base.end(), gid);
   // upper_bound skips empty slices that share a base with the owning slice.
-  return pool_slice_list[size_t(it - ordered_gid_base.begin()) - 1];
+  return pool_slice_list[static_cast<size_t>(it - ordered_gid_base.begin()) - 1];
 }
 
 const Device& Snapshot::Data::DeviceOfGid(int gid) const {
   int si = SliceOfGid(gid);
-  return slices[size_t(si)].devices[size_t(gid - slice_gid_base[size_t(si)])];
+  return slices[static_cast<size_t>(si)]
+      .devices[static_cast<size_t>(gid - slice_gid_base[static_cast<size_t>(si)])];
 }
 
 namespace {
@@ -208,14 +216,14 @@ std::vector<int> Snapshot::Data::NodeSlices(const std::string& node) const {
     for (size_t i = 0; i < slices.size(); ++i) {
       if (slice_node_hash[i] != h) continue;
       const auto& nn = slices[i].node_name;
-      if (nn && *nn == node) out.push_back(int(i));
+      if (nn && *nn == node) out.push_back(static_cast<int>(i));
     }
     return out;
   }
   std::call_once(node_once, [&] {
     for (size_t i = 0; i < slices.size(); ++i) {
       const auto& nn = slices[i].node_name;
-      if (nn && !nn->empty()) node_slices[*nn].push_back(int(i));
+      if (nn && !nn->empty()) node_slices[*nn].push_back(static_cast<int>(i));
     }
   });
   auto it = node_slices.find(node);
@@ -236,7 +244,7 @@ std::unique_ptr<Snapshot::Data> BuildData(const Features& features,
   d->features = features;
   d->taint_rules = std::make_shared<const std::vector<DeviceTaintRule>>(std::move(taint_rules));
   auto by_name = std::make_shared<std::unordered_map<std::string, int>>();
-  for (size_t i = 0; i < classes.size(); ++i) (*by_name)[classes[i].name] = int(i);
+  for (size_t i = 0; i < classes.size(); ++i) (*by_name)[classes[i].name] = static_cast<int>(i);
   d->class_by_name = std::move(by_name);
   d->classes = std::make_shared<const std::vector<DeviceClass>>(std::move(classes));
   std::erase(slices, nullptr);
@@ -261,14 +269,14 @@ std::unique_ptr<Snapshot::Data> BuildData(const Features& features,
     if (merge) ptr = Merged(features, *d->taint_rules, std::move(ptr));
     const ResourceSlice& s = *ptr;
     int pk = last;
-    if (pk < 0 || table->keys[size_t(pk)].pool != s.pool ||
-        table->keys[size_t(pk)].driver != s.driver) {
+    if (pk < 0 || table->keys[static_cast<size_t>(pk)].pool != s.pool ||
+        table->keys[static_cast<size_t>(pk)].driver != s.driver) {
       uint64_t h = HashPool(s.driver, s.pool);
       pk = table->Find(s.driver, s.pool, h);
       if (pk < 0) pk = table->Add(ptr, h);
     }
     d->slice_pool[i] = last = pk;
-    d->slice_ndev[i] = int(s.devices.size());
+    d->slice_ndev[i] = static_cast<int>(s.devices.size());
     d->slice_node_hash[i] = NodeHash(s.node_name);
   }
   d->pool_table = std::move(table);
@@ -373,12 +381,12 @@ std::shared_ptr<const Snapshot> SnapshotWithSlice(const Snapshot& snapshot,
   if (i < d->slices.size()) {
     changed.push_back(d->slice_pool[i]);
     d->slice_pool[i] = pk;
-    d->slice_ndev[i] = int(slice->devices.size());
+    d->slice_ndev[i] = static_cast<int>(slice->devices.size());
     d->slice_node_hash[i] = NodeHash(slice->node_name);
     d->slices.ptrs_[i] = std::move(slice);
   } else {
     d->slice_pool.push_back(pk);
-    d->slice_ndev.push_back(int(slice->devices.size()));
+    d->slice_ndev.push_back(static_cast<int>(slice->devices.size()));
     d->slice_node_hash.push_back(NodeHash(slice->node_name));
     d->slices.ptrs_.push_back(std::move(slice));
   }
@@ -393,10 +401,10 @@ std::shared_ptr<const Snapshot> Snapshot::WithoutSlice(std::string_view name) co
   while (i < d->slices.size() && d->slices[i].name != name) ++i;
   if (i < d->slices.size()) {
     changed.push_back(d->slice_pool[i]);
-    d->slices.ptrs_.erase(d->slices.ptrs_.begin() + std::ptrdiff_t(i));
-    d->slice_pool.erase(d->slice_pool.begin() + std::ptrdiff_t(i));
-    d->slice_ndev.erase(d->slice_ndev.begin() + std::ptrdiff_t(i));
-    d->slice_node_hash.erase(d->slice_node_hash.begin() + std::ptrdiff_t(i));
+    d->slices.ptrs_.erase(d->slices.ptrs_.begin() + static_cast<std::ptrdiff_t>(i));
+    d->slice_pool.erase(d->slice_pool.begin() + static_cast<std::ptrdiff_t>(i));
+    d->slice_ndev.erase(d->slice_ndev.begin() + static_cast<std::ptrdiff_t>(i));
+    d->slice_node_hash.erase(d->slice_node_hash.begin() + static_cast<std::ptrdiff_t>(i));
   }
   d->Layout(data_.get(), changed);
   return std::make_shared<const Snapshot>(std::move(d));
@@ -412,12 +420,14 @@ bool Snapshot::SharesPoolIndex(const Snapshot& other, std::string_view driver,
                                std::string_view pool) const {
   int a = data_->pool_table->Find(driver, pool);
   int b = other.data_->pool_table->Find(driver, pool);
-  return a >= 0 && b >= 0 && data_->pools[size_t(a)].index == other.data_->pools[size_t(b)].index;
+  return a >= 0 && b >= 0 &&
+         data_->pools[static_cast<size_t>(a)].index ==
+             other.data_->pools[static_cast<size_t>(b)].index;
 }
 bool Snapshot::IsPoolIndexed(std::string_view driver, std::string_view pool) const {
   int a = data_->pool_table->Find(driver, pool);
   if (a < 0) return false;
-  return data_->pools[size_t(a)].index->touched.load(std::memory_order_acquire);
+  return data_->pools[static_cast<size_t>(a)].index->touched.load(std::memory_order_acquire);
 }
 
 StatusOr<ComputeConfig> ToComputeConfig(const Allocator::Config& config) {
@@ -471,7 +481,7 @@ StatusOr<std::unique_ptr<Allocator>> CreateAllocator(ComputeConfig config,
   }
   auto impl = std::make_unique<Allocator::Impl>(std::move(config), std::move(snapshot));
   Allocator::Impl& m = *impl;
-  m.ident_.assign(size_t(m.num_devices_), 0);
+  m.ident_.assign(static_cast<size_t>(m.num_devices_), 0);
   m.pool_epoch_.assign(m.d_.pools.size(), 0);
   m.pool_ready_.assign(m.d_.pools.size(), 0);
   m.class_sel_.resize(m.classes_.size());  // per-gid vectors sized on first use

@@ -28,7 +28,8 @@ void Allocator::Impl::ForEachResult(const std::vector<ResourceClaim>& claims, F&
     for (const auto& r : c.allocation->results) {
       if (r.admin_access.value_or(false)) continue;
       int pk = last;
-      if (pk < 0 || t.keys[size_t(pk)].pool != r.pool || t.keys[size_t(pk)].driver != r.driver) {
+      if (pk < 0 || t.keys[static_cast<size_t>(pk)].pool != r.pool ||
+          t.keys[static_cast<size_t>(pk)].driver != r.driver) {
         pk = t.Find(r.driver, r.pool);
         if (pk < 0) continue;  // not in the snapshot: cannot matter
         last = pk;
@@ -56,7 +57,7 @@ void Allocator::Impl::RecordPending(const std::vector<ResourceClaim>& allocated,
   const ResourceClaim* last = nullptr;
   uint32_t holder = kNoHolder;
   ForEachResult(allocated, [&](int pk, const DeviceRequestAllocationResult& r, const auto& c) {
-    if (skip_ready && pool_ready_[size_t(pk)]) return;
+    if (skip_ready && pool_ready_[static_cast<size_t>(pk)]) return;
     if (&c != last) {
       last = &c;
       holder = AddHolder(c);
@@ -65,11 +66,11 @@ void Allocator::Impl::RecordPending(const std::vector<ResourceClaim>& allocated,
     p.pool = pk;
     p.holder = holder;
     p.shared = consumable && r.share_id.has_value();
-    p.name_off = uint32_t(pending_names_.size());
-    p.name_len = uint32_t(r.device.size());
+    p.name_off = static_cast<uint32_t>(pending_names_.size());
+    p.name_len = static_cast<uint32_t>(r.device.size());
     pending_names_.append(r.device);
     if (p.shared && r.has_consumed_capacity) {
-      p.caps = int(pending_caps_.size());
+      p.caps = static_cast<int>(pending_caps_.size());
       pending_caps_.push_back(Caps(r));
     }
   });
@@ -80,7 +81,7 @@ void Allocator::Impl::ResolvePool(int pool) {
   if (claims_src_ && targeted_scans_ < kTargetedScans) {
     // Few pools used so far: scan the claims for this pool only (no hashing, no copies).
     ++targeted_scans_;
-    const PoolTable::Key& key = d_.pool_table->keys[size_t(pool)];
+    const PoolTable::Key& key = d_.pool_table->keys[static_cast<size_t>(pool)];
     const auto& claims = *claims_src_;
     bool any = false;
     for (size_t i = 0; i < claims.size(); ++i) {
@@ -103,8 +104,8 @@ void Allocator::Impl::ResolvePool(int pool) {
         any = true;
       }
     }
-    pool_ready_[size_t(pool)] = 1;
-    if (any) ++pool_epoch_[size_t(pool)];
+    pool_ready_[static_cast<size_t>(pool)] = 1;
+    if (any) ++pool_epoch_[static_cast<size_t>(pool)];
     return;
   }
   if (claims_src_) {
@@ -112,34 +113,37 @@ void Allocator::Impl::ResolvePool(int pool) {
     auto src = std::move(claims_src_);
     RecordPending(*src, /*skip_ready=*/true);
   }
-  pool_ready_[size_t(pool)] = 1;
+  pool_ready_[static_cast<size_t>(pool)] = 1;
   if (pending_.empty()) return;
   if (pending_offset_.empty()) {
     // Group pending results by pool (stable counting sort), once.
     pending_offset_.assign(pool_ready_.size() + 1, 0);
-    for (const Pending& p : pending_) ++pending_offset_[size_t(p.pool) + 1];
+    for (const Pending& p : pending_) ++pending_offset_[static_cast<size_t>(p.pool) + 1];
     for (size_t k = 1; k < pending_offset_.size(); ++k) {
       pending_offset_[k] += pending_offset_[k - 1];
     }
     pending_order_.resize(pending_.size());
     std::vector<int> fill(pending_offset_.begin(), pending_offset_.end() - 1);
     for (size_t i = 0; i < pending_.size(); ++i) {
-      pending_order_[size_t(fill[size_t(pending_[i].pool)]++)] = int(i);
+      pending_order_[static_cast<size_t>(fill[static_cast<size_t>(pending_[i].pool)]++)] =
+          static_cast<int>(i);
     }
   }
-  int b = pending_offset_[size_t(pool)], e = pending_offset_[size_t(pool) + 1];
+  int b = pending_offset_[static_cast<size_t>(pool)],
+      e = pending_offset_[static_cast<size_t>(pool) + 1];
   for (int k = b; k < e; ++k) {
-    const Pending& p = pending_[size_t(pending_order_[size_t(k)])];
+    const Pending& p = pending_[static_cast<size_t>(pending_order_[static_cast<size_t>(k)])];
     int id = d_.FindDevice(pool, PendingName(p));
     if (id < 0) continue;  // unknown device: cannot matter
-    Apply(ident_, aggregate_, id, p.shared, p.caps >= 0 ? &pending_caps_[size_t(p.caps)] : nullptr);
+    Apply(ident_, aggregate_, id, p.shared,
+          p.caps >= 0 ? &pending_caps_[static_cast<size_t>(p.caps)] : nullptr);
   }
-  if (e > b) ++pool_epoch_[size_t(pool)];
+  if (e > b) ++pool_epoch_[static_cast<size_t>(pool)];
 }
 
 void Allocator::Impl::Apply(std::vector<uint32_t>& ident, AggregateMap& aggregate, int id,
                             bool shared, const std::vector<std::pair<std::string, Amount>>* caps) {
-  uint32_t& w = ident[size_t(id)];
+  uint32_t& w = ident[static_cast<size_t>(id)];
   if (!shared) {
     w |= kExclusiveBit;
     return;
@@ -149,7 +153,8 @@ void Allocator::Impl::Apply(std::vector<uint32_t>& ident, AggregateMap& aggregat
   w |= kAggregateBit;
   auto& agg = aggregate[id];
   for (const auto& [name, q] : *caps) {
-    auto a = std::find_if(agg.begin(), agg.end(), [&](const auto& p) { return p.first == name; });
+    auto a = std::find_if(agg.begin(), agg.end(),
+                          [&name = name](const auto& p) { return p.first == name; });
     if (a == agg.end()) {
       agg.emplace_back(name, q);
     } else {
@@ -178,16 +183,16 @@ std::shared_ptr<const AllocatedState> Allocator::State() const {
   d->aggregate = m.aggregate_;
   // Pending results of pools not resolved yet go into the copy (this allocator stays lazy).
   for (const auto& p : m.pending_) {
-    if (m.pool_ready_[size_t(p.pool)]) continue;
+    if (m.pool_ready_[static_cast<size_t>(p.pool)]) continue;
     int id = m.d_.FindDevice(p.pool, m.PendingName(p));
     if (id < 0) continue;
     Impl::Apply(d->ident, d->aggregate, id, p.shared,
-                p.caps >= 0 ? &m.pending_caps_[size_t(p.caps)] : nullptr);
+                p.caps >= 0 ? &m.pending_caps_[static_cast<size_t>(p.caps)] : nullptr);
   }
   if (m.claims_src_) {
     const bool consumable = m.config_.features.consumable_capacity;
     m.ForEachResult(*m.claims_src_, [&](int pk, const DeviceRequestAllocationResult& r, auto&) {
-      if (m.pool_ready_[size_t(pk)]) return;
+      if (m.pool_ready_[static_cast<size_t>(pk)]) return;
       int id = m.d_.FindDevice(pk, r.device);
       if (id < 0) return;
       bool shared = consumable && r.share_id.has_value();
@@ -239,7 +244,7 @@ void Allocator::Impl::Rebase(const AllocatedState::Data& st) {
   const Snapshot::Data& old = st.snapshot->data();
   const bool same_lineage = old.pool_table->lineage == d_.pool_table->lineage;
   auto new_pool = [&](size_t op) {
-    if (same_lineage) return op < d_.pools.size() ? int(op) : -1;
+    if (same_lineage) return op < d_.pools.size() ? static_cast<int>(op) : -1;
     const auto& key = old.pool_table->keys[op];
     return d_.pool_table->Find(key.driver, key.pool);
   };
@@ -248,26 +253,26 @@ void Allocator::Impl::Rebase(const AllocatedState::Data& st) {
     if (opool.num_devices == 0) continue;
     int np = new_pool(op);
     if (np < 0) continue;
-    const auto& npool = d_.pools[size_t(np)];
+    const auto& npool = d_.pools[static_cast<size_t>(np)];
     if (npool.version == opool.version) {
       std::copy_n(st.ident.begin() + opool.gid_base, opool.num_devices,
                   ident_.begin() + npool.gid_base);
       continue;
     }
     for (int g = opool.gid_base; g < opool.gid_base + opool.num_devices; ++g) {
-      uint32_t w = st.ident[size_t(g)];
+      uint32_t w = st.ident[static_cast<size_t>(g)];
       if (w == 0) continue;
       int id = d_.FindDevice(np, old.DeviceOfGid(g).name);
       if (id < 0) continue;
-      ident_[size_t(id)] = w;
+      ident_[static_cast<size_t>(id)] = w;
       if (w & kAggregateBit) aggregate_[id] = st.aggregate.at(g);
     }
   }
   for (const auto& [g, agg] : st.aggregate) {
-    size_t op = size_t(old.PoolOfGid(g));
+    auto op = static_cast<size_t>(old.PoolOfGid(g));
     int np = new_pool(op);
-    if (np < 0 || d_.pools[size_t(np)].version != old.pools[op].version) continue;
-    aggregate_[g - old.pools[op].gid_base + d_.pools[size_t(np)].gid_base] = agg;
+    if (np < 0 || d_.pools[static_cast<size_t>(np)].version != old.pools[op].version) continue;
+    aggregate_[g - old.pools[op].gid_base + d_.pools[static_cast<size_t>(np)].gid_base] = agg;
   }
 }
 
@@ -287,7 +292,7 @@ void Allocator::Impl::AddAllocation(const AllocationResult& result, const Resour
     if (claim != nullptr && !class_policy_.empty()) {
       auto cls = class_by_name_.find(ClassOfRequest(*claim, r.request));
       int pol = cls == class_by_name_.end() ? -1 : PolicyOf(cls->second);
-      if (pol >= 0 && !config_.policies[size_t(pol)].namespace_limits.empty()) {
+      if (pol >= 0 && !config_.policies[static_cast<size_t>(pol)].namespace_limits.empty()) {
         Usage& u = usage_[{pol, claim->namespace_name}];
         ++u.devices;
         static const std::vector<std::pair<std::string, Qty>> kNone;
@@ -302,7 +307,7 @@ void Allocator::Impl::AddAllocation(const AllocationResult& result, const Resour
     std::vector<std::pair<std::string, Amount>> caps;
     if (shared && r.has_consumed_capacity) caps = Caps(r);
     Apply(ident_, aggregate_, id, shared, shared && r.has_consumed_capacity ? &caps : nullptr);
-    ++pool_epoch_[size_t(pk)];
+    ++pool_epoch_[static_cast<size_t>(pk)];
   }
 }
 
@@ -339,11 +344,11 @@ void Allocator::Commit(const api::ResourceClaim& claim, const api::AllocationRes
 int64_t Allocator::Impl::NodeAllocatedCount(const std::string& node) {
   int64_t n = 0;
   for (int si : d_.NodeSlices(node)) {
-    int pool = slice_pool_[size_t(si)];
+    int pool = slice_pool_[static_cast<size_t>(si)];
     EnsurePool(pool);
-    int base = slice_gid_base_[size_t(si)];
-    for (size_t k = 0; k < slices_[size_t(si)].devices.size(); ++k) {
-      if (IsDeviceAllocated(pool, base + int(k))) ++n;
+    int base = slice_gid_base_[static_cast<size_t>(si)];
+    for (size_t k = 0; k < slices_[static_cast<size_t>(si)].devices.size(); ++k) {
+      if (IsDeviceAllocated(pool, base + static_cast<int>(k))) ++n;
     }
   }
   return n;

@@ -6,6 +6,7 @@
 //    device's attributes of the same name for that request's constraints.
 #include <algorithm>
 #include <iterator>
+#include <ranges>
 
 #include "controller/allocator/search.h"
 
@@ -49,16 +50,17 @@ Search::GroupState Search::GroupState::Add(const std::vector<std::string>& g) co
 }
 
 const std::map<std::string, Search::GroupState>& Search::GroupBaseline(int pool) {
-  auto& slot = groups_baseline_[size_t(pool)];
+  auto& slot = groups_baseline_[static_cast<size_t>(pool)];
   if (slot) return *slot;
   slot.emplace();
-  const PoolView& pv = pools_->pools[size_t(pool)];
+  const PoolView& pv = pools_->pools[static_cast<size_t>(pool)];
   impl_.EnsurePool(pv.pool_key);
   for (const auto* list : {&pv.targeting, &pv.not_targeting}) {
     for (int si : *list) {
       const ResourceSlice& s = impl_.slices_[si];
       for (size_t di = 0; di < s.devices.size(); ++di) {
-        if (!impl_.IsDeviceAllocated(pv.pool_key, impl_.slice_gid_base_[si] + int(di))) continue;
+        if (!impl_.IsDeviceAllocated(pv.pool_key, impl_.slice_gid_base_[si] + static_cast<int>(di)))
+          continue;
         for (const auto& cc : s.devices[di].consumes_counters) {
           GroupState& st = (*slot)[cc.counter_set];
           st = st.Add(GroupSet(cc.compatibility_groups));
@@ -70,9 +72,9 @@ const std::map<std::string, Search::GroupState>& Search::GroupBaseline(int pool)
 }
 
 bool Search::CheckGroups(int ci, Rollback* rb) {
-  const Candidate& c = pools_->cands[size_t(ci)];
+  const Candidate& c = pools_->cands[static_cast<size_t>(ci)];
   const Device& d = impl_.DeviceOf(c);
-  std::map<std::string, GroupState>& running = groups_running_[size_t(c.pool)];
+  std::map<std::string, GroupState>& running = groups_running_[static_cast<size_t>(c.pool)];
   const std::map<std::string, GroupState>& baseline = GroupBaseline(c.pool);
   for (const auto& cc : d.consumes_counters) {
     auto it = running.find(cc.counter_set);
@@ -97,9 +99,8 @@ bool Search::CheckGroups(int ci, Rollback* rb) {
 
 void Search::RestoreGroups(int ci, const Rollback& rb) {
   std::map<std::string, GroupState>& running =
-      groups_running_[size_t(pools_->cands[size_t(ci)].pool)];
-  for (auto it = rb.groups_saved.rbegin(); it != rb.groups_saved.rend(); ++it) {
-    const auto& [set, prev, existed] = *it;
+      groups_running_[static_cast<size_t>(pools_->cands[static_cast<size_t>(ci)].pool)];
+  for (const auto& [set, prev, existed] : std::ranges::reverse_view(rb.groups_saved)) {
     if (existed) {
       running[set] = prev;
     } else {
@@ -110,7 +111,7 @@ void Search::RestoreGroups(int ci, const Rollback& rb) {
 
 Status Search::AttributeFor(const ReqData& rd, int ci, const std::string& name,
                             const Attribute** out) {
-  const Candidate& c = pools_->cands[size_t(ci)];
+  const Candidate& c = pools_->cands[static_cast<size_t>(ci)];
   const ResourceSlice& slice = impl_.slices_[c.slice];
   const Device& d = slice.devices[c.device];
   const std::string* expr = nullptr;

@@ -12,7 +12,7 @@ bool SafeMilli(const Qty& q, int64_t* out) {
   Amount m = q.nanos / 1000000;
   if (m * 1000000 != q.nanos) return false;
   if (m > kMaxInt64 || m < std::numeric_limits<int64_t>::min()) return false;
-  *out = int64_t(m);
+  *out = static_cast<int64_t>(m);
   return true;
 }
 
@@ -62,7 +62,7 @@ bool RoundUpRange(const Qty& req, const CapacityRange& r, bool fractional, Qty* 
     }
     return true;
   }
-  if (req.nanos > Amount(kMaxInt64) * kNanosPerUnit) {
+  if (req.nanos > static_cast<Amount>(kMaxInt64) * kNanosPerUnit) {
     *err = "capacity request cannot be represented in the device's range arithmetic: request " +
            req.ToString() + " exceeds MaxInt64";
     return false;
@@ -101,8 +101,9 @@ bool CalcConsumed(const Qty* req, const DeviceCapacity& cap, bool fractional, Qt
     return true;
   }
   const CapacityRequestPolicy& p = *cap.request_policy;
-  if (p.valid_range && p.valid_range->min)
+  if (p.valid_range && p.valid_range->min) {
     return RoundUpRange(*req, *p.valid_range, fractional, out, err);
+  }
   if (p.has_valid_values) {
     for (const auto& v : p.valid_values) {
       if (req->nanos <= v.nanos) {
@@ -187,14 +188,14 @@ bool ConsumedForDevice(const RequestSpec& spec, const Device& d, bool fractional
 std::string FormatAmount(Amount nanos, api::Quantity::Format format) {
   const Amount unit = kNanosPerUnit;
   if (nanos % unit == 0 && nanos / unit <= kMaxInt64 && nanos / unit >= -kMaxInt64) {
-    return Qty::FromInt64(int64_t(nanos / unit), format).ToString();
+    return Qty::FromInt64(static_cast<int64_t>(nanos / unit), format).ToString();
   }
   // Fractional: let the quantity parser canonicalize "<n>n" ("1500000000n" -> "1500m").
   bool neg = nanos < 0;
   Amount mag = neg ? -nanos : nanos;
   std::string digits;
   while (mag > 0) {
-    digits.insert(digits.begin(), char('0' + int(mag % 10)));
+    digits.insert(digits.begin(), static_cast<char>('0' + static_cast<int>(mag % 10)));
     mag /= 10;
   }
   auto q = api::Quantity::Parse((neg ? "-" : "") + digits + "n");

@@ -43,7 +43,8 @@ FilterResult FromSelectable(uint8_t s) {
 bool Search::InUseFor(const ReqData& rd, int ci) const {
   // Only devices that cannot be shared are marked picked by a claim, so for shareable devices
   // (consumable capacity) admin access never finds them picked either.
-  return rd.admin ? claims_[size_t(rd.claim)].picked[size_t(ci)] != 0 : InUse(ci);
+  return rd.admin ? claims_[static_cast<size_t>(rd.claim)].picked[static_cast<size_t>(ci)] != 0
+                  : InUse(ci);
 }
 
 FilterResult Search::FilterInUse(FilterCtx& x) {
@@ -52,22 +53,24 @@ FilterResult Search::FilterInUse(FilterCtx& x) {
 
 FilterResult Search::FilterBindingConditions(FilterCtx& x) {
   if (impl_.config_.features.device_binding) return FilterResult::kPass;
-  const Device& d = impl_.DeviceOf(pools_->cands[size_t(x.ci)]);
+  const Device& d = impl_.DeviceOf(pools_->cands[static_cast<size_t>(x.ci)]);
   return d.binding_conditions && !d.binding_conditions->empty() ? FilterResult::kReject
                                                                 : FilterResult::kPass;
 }
 
 FilterResult Search::FilterClassSelectors(FilterCtx& x) {
-  uint8_t cls = impl_.ClassSelect(x.rd->class_idx, pools_->cands[size_t(x.ci)].gid, x.error);
+  uint8_t cls =
+      impl_.ClassSelect(x.rd->class_idx, pools_->cands[static_cast<size_t>(x.ci)].gid, x.error);
   return FromSelectable(cls);
 }
 
 FilterResult Search::FilterRequestSelectors(FilterCtx& x) {
-  const Candidate& c = pools_->cands[size_t(x.ci)];
+  const Candidate& c = pools_->cands[static_cast<size_t>(x.ci)];
   const ResourceSlice& s = impl_.slices_[c.slice];
   const auto& sels = x.rd->spec->selectors;
   auto where = [&](size_t i) {
-    return "claim " + claims_[size_t(x.rd->claim)].kobj + ": selector #" + std::to_string(i);
+    return "claim " + claims_[static_cast<size_t>(x.rd->claim)].kobj + ": selector #" +
+           std::to_string(i);
   };
   for (size_t i = 0; i < sels.size(); ++i) {
     const auto& comp = impl_.Compile(sels[i]);
@@ -87,7 +90,7 @@ FilterResult Search::FilterRequestSelectors(FilterCtx& x) {
 }
 
 FilterResult Search::FilterNodeSelection(FilterCtx& x) {
-  const Candidate& c = pools_->cands[size_t(x.ci)];
+  const Candidate& c = pools_->cands[static_cast<size_t>(x.ci)];
   const ResourceSlice& s = impl_.slices_[c.slice];
   if (!s.per_device_node_selection.value_or(false)) return FilterResult::kPass;
   const Device& d = s.devices[c.device];
@@ -105,9 +108,9 @@ FilterResult Search::FilterCapacity(FilterCtx& x) {
   std::string err;
   int fits = CapacityFits(*x.rd, x.ci, &err);
   if (fits < 0) {
-    const Candidate& c = pools_->cands[size_t(x.ci)];
-    *x.error = "claim " + claims_[size_t(x.rd->claim)].kobj + ", request " + x.rd->name +
-               ": checking capacity for device " +
+    const Candidate& c = pools_->cands[static_cast<size_t>(x.ci)];
+    *x.error = "claim " + claims_[static_cast<size_t>(x.rd->claim)].kobj + ", request " +
+               x.rd->name + ": checking capacity for device " +
                DeviceIdString(impl_.slices_[c.slice], impl_.DeviceOf(c)) + ": " + err;
     return FilterResult::kError;
   }
@@ -116,7 +119,7 @@ FilterResult Search::FilterCapacity(FilterCtx& x) {
 
 FilterResult Search::FilterNodeOperations(FilterCtx& x) {
   if (!experimental_) return FilterResult::kPass;
-  const ResourceSlice& slice = impl_.slices_[pools_->cands[size_t(x.ci)].slice];
+  const ResourceSlice& slice = impl_.slices_[pools_->cands[static_cast<size_t>(x.ci)].slice];
   if (slice.skip_node_operations.empty()) return FilterResult::kPass;
   if (!impl_.config_.features.optional_node_operations) return FilterResult::kReject;
   const auto& df = node_.declared_features;
@@ -127,7 +130,7 @@ FilterResult Search::FilterNodeOperations(FilterCtx& x) {
 
 FilterResult Search::FilterPartitionable(FilterCtx& x) {
   if (impl_.config_.features.partitionable_devices) return FilterResult::kPass;
-  const Device& d = impl_.DeviceOf(pools_->cands[size_t(x.ci)]);
+  const Device& d = impl_.DeviceOf(pools_->cands[static_cast<size_t>(x.ci)]);
   return d.consumes_counters.empty() ? FilterResult::kPass : FilterResult::kReject;
 }
 
@@ -144,7 +147,7 @@ bool Shareable(const Features& f, const Device& d) {
 FilterResult Search::FilterCompatibilityGroups(FilterCtx& x) {
   const Features& f = impl_.config_.features;
   if (!f.compatibility_groups) return FilterResult::kPass;
-  const Device& d = impl_.DeviceOf(pools_->cands[size_t(x.ci)]);
+  const Device& d = impl_.DeviceOf(pools_->cands[static_cast<size_t>(x.ci)]);
   if (d.consumes_counters.empty() || (Shareable(f, d) && CapacityInUse(x.ci))) {
     return FilterResult::kPass;
   }
@@ -153,7 +156,7 @@ FilterResult Search::FilterCompatibilityGroups(FilterCtx& x) {
 
 FilterResult Search::FilterCounters(FilterCtx& x) {
   const Features& f = impl_.config_.features;
-  const Device& d = impl_.DeviceOf(pools_->cands[size_t(x.ci)]);
+  const Device& d = impl_.DeviceOf(pools_->cands[static_cast<size_t>(x.ci)]);
   if (d.consumes_counters.empty() || (Shareable(f, d) && CapacityInUse(x.ci))) {
     return FilterResult::kPass;
   }
@@ -164,12 +167,12 @@ FilterResult Search::FilterCounters(FilterCtx& x) {
 
 FilterResult Search::FilterTaints(FilterCtx& x) {
   if (!impl_.config_.features.device_taints) return FilterResult::kPass;
-  const Device& d = impl_.DeviceOf(pools_->cands[size_t(x.ci)]);
+  const Device& d = impl_.DeviceOf(pools_->cands[static_cast<size_t>(x.ci)]);
   return UntoleratedTaint(d, *x.rd->spec) != nullptr ? FilterResult::kReject : FilterResult::kPass;
 }
 
 FilterResult Search::FilterConstraints(FilterCtx& x) {
-  ClaimData& cd = claims_[size_t(x.claim)];
+  ClaimData& cd = claims_[static_cast<size_t>(x.claim)];
   for (auto& k : cd.constraints) {
     if (!k.Applies(*x.rd)) {
       ++x.rb->constraints_added;
@@ -182,7 +185,7 @@ FilterResult Search::FilterConstraints(FilterCtx& x) {
     }
     if (!k.Add(attr)) {
       if (!x.must) return FilterResult::kReject;
-      const Candidate& c = pools_->cands[size_t(x.ci)];
+      const Candidate& c = pools_->cands[static_cast<size_t>(x.ci)];
       *x.error = "claim " + cd.kobj + ", request " + x.rd->name + ": cannot add device " +
                  DeviceIdString(impl_.slices_[c.slice], impl_.DeviceOf(c)) +
                  " because a claim constraint would not be satisfied";
@@ -197,12 +200,12 @@ FilterResult Search::FilterConsumeCapacity(FilterCtx& x) {
   const Features& f = impl_.config_.features;
   if (!f.consumable_capacity) return FilterResult::kPass;
   const int ci = x.ci;
-  const Candidate& c = pools_->cands[size_t(ci)];
+  const Candidate& c = pools_->cands[static_cast<size_t>(ci)];
   const Device& d = impl_.DeviceOf(c);
   std::string err;
   int fits = CapacityFits(*x.rd, ci, &err);
   if (fits < 0) {
-    *x.error = "claim " + claims_[size_t(x.claim)].kobj + ", request " + x.rd->name +
+    *x.error = "claim " + claims_[static_cast<size_t>(x.claim)].kobj + ", request " + x.rd->name +
                ": rechecking capacity for device " + DeviceIdString(impl_.slices_[c.slice], d) +
                ": " + err;
     return FilterResult::kError;
@@ -213,32 +216,34 @@ FilterResult Search::FilterConsumeCapacity(FilterCtx& x) {
   bool missing = false;
   ConsumedForDevice(*x.rd->spec, d, f.fractional_capacity_range, &consumed, &missing, &err);
   x.res->share_id = impl_.NewShareId();
-  if (alloc_cap_[size_t(ci)].empty()) alloc_cap_[size_t(ci)].assign(d.capacity.size(), 0);
+  if (alloc_cap_[static_cast<size_t>(ci)].empty())
+    alloc_cap_[static_cast<size_t>(ci)].assign(d.capacity.size(), 0);
   x.rb->consumed_amounts.resize(consumed.size());
   for (size_t i = 0; i < consumed.size(); ++i) {
-    alloc_cap_[size_t(ci)][i] += consumed[i].nanos;
+    alloc_cap_[static_cast<size_t>(ci)][i] += consumed[i].nanos;
     x.rb->consumed_amounts[i] = consumed[i].nanos;
     x.res->consumed.emplace_back(d.capacity[i].first, consumed[i]);
   }
-  ++live_shares_[size_t(ci)];
+  ++live_shares_[static_cast<size_t>(ci)];
   x.rb->capacity_inserted = true;
   return FilterResult::kPass;
 }
 
 FilterResult Search::FilterNamespaceLimits(FilterCtx& x) {
   if (x.rd->limit == nullptr || x.rd->admin) return FilterResult::kPass;
-  return LimitAllows(claims_[size_t(x.claim)], *x.rd, x.ci, *x.res, x.rb) ? FilterResult::kPass
-                                                                          : FilterResult::kReject;
+  return LimitAllows(claims_[static_cast<size_t>(x.claim)], *x.rd, x.ci, *x.res, x.rb)
+             ? FilterResult::kPass
+             : FilterResult::kReject;
 }
 
 uint8_t Search::Selectable(ReqData& rd, int ci) {
-  uint8_t& slot = rd.sel[size_t(ci)];
+  uint8_t& slot = rd.sel[static_cast<size_t>(ci)];
   if (slot != 0) return slot;
   FilterCtx x;
   x.claim = rd.claim;
   x.rd = &rd;
   x.ci = ci;
-  x.error = &rd.sel_err[size_t(ci)];
+  x.error = &rd.sel_err[static_cast<size_t>(ci)];
   constexpr size_t kFirst = FirstMemo();
   FilterResult v = RunChecks(x, Shift<kFirst>(std::make_index_sequence<MemoEnd() - kFirst>()));
   return slot = v == FilterResult::kPass ? 2 : v == FilterResult::kReject ? 1 : 3;
@@ -259,7 +264,7 @@ Search::FilterResult Search::RunFilter(FilterCtx& x) {
       return FilterResult::kPass;  // Selectable evaluated it with the first of the run
     } else {
       uint8_t s = Selectable(*x.rd, x.ci);
-      if (s == 3) *x.error = x.rd->sel_err[size_t(x.ci)];
+      if (s == 3) *x.error = x.rd->sel_err[static_cast<size_t>(x.ci)];
       return FromSelectable(s);
     }
   } else if constexpr (f.phase == FilterPhase::kScan && !kScan) {
@@ -306,12 +311,12 @@ int Search::AllocateDevice(int claim, ReqData& rd, int ci, bool must, bool scree
     status_ = InvalidArgumentError(error);
     return -1;
   }
-  ClaimData& cd = claims_[size_t(claim)];
-  const Device& d = impl_.DeviceOf(pools_->cands[size_t(ci)]);
+  ClaimData& cd = claims_[static_cast<size_t>(claim)];
+  const Device& d = impl_.DeviceOf(pools_->cands[static_cast<size_t>(ci)]);
   if (!(impl_.config_.features.consumable_capacity &&
         d.allow_multiple_allocations.value_or(false))) {
-    cd.picked[size_t(ci)] = 1;
-    ++picked_count_[size_t(ci)];
+    cd.picked[static_cast<size_t>(ci)] = 1;
+    ++picked_count_[static_cast<size_t>(ci)];
     rb->marked = true;
   }
   cd.results.push_back(std::move(res));

@@ -51,7 +51,7 @@ void Search::ExplainPools() {
       line += "invalid (" + p.invalid_reason + ")";
     } else {
       int64_t n = 0;
-      for (int si : p.targeting) n += int64_t(impl_.slices_[si].devices.size());
+      for (int si : p.targeting) n += static_cast<int64_t>(impl_.slices_[si].devices.size());
       line += "ok, " + std::to_string(n) + " devices for this node";
     }
     e.pools.push_back(std::move(line));
@@ -69,15 +69,15 @@ RequestFunnel Search::ExplainRequest(ClaimData& cd, ReqData& rd, std::vector<int
   fn.all_mode = rd.all;
   fn.wanted = rd.num_devices;
   std::vector<int> alive(pools_->cands.size(), 0);
-  for (size_t i = 0; i < alive.size(); ++i) alive[i] = int(i);
-  fn.stages.push_back(
-      {"devices on node", int64_t(alive.size()), std::to_string(pools_->pools.size()) + " pools"});
+  for (size_t i = 0; i < alive.size(); ++i) alive[i] = static_cast<int>(i);
+  fn.stages.push_back({"devices on node", static_cast<int64_t>(alive.size()),
+                       std::to_string(pools_->pools.size()) + " pools"});
   bool survivors_taken = false;
   for (size_t stage = 0; stage < kFilterStageNames.size(); ++stage) {
     std::string detail;
     bool shown = false;
     for (const DeviceFilter& f : kDeviceFilters) {
-      if (size_t(f.stage) != stage || f.funnel == FunnelUse::kNone) continue;
+      if (static_cast<size_t>(f.stage) != stage || f.funnel == FunnelUse::kNone) continue;
       FunnelStep st{cd, rd, fn, alive, detail, {}, {}, {}};
       if (f.funnel == FunnelUse::kSetLevel) {
         if (!survivors_taken) *survivors = alive;
@@ -89,11 +89,13 @@ RequestFunnel Search::ExplainRequest(ClaimData& cd, ReqData& rd, std::vector<int
       ProbeEach(f.check, st);
       (this->*f.describe)(st);
     }
-    if (shown)
-      fn.stages.push_back({std::string(kFilterStageNames[stage]), int64_t(alive.size()), detail});
+    if (shown) {
+      fn.stages.push_back(
+          {std::string(kFilterStageNames[stage]), static_cast<int64_t>(alive.size()), detail});
+    }
   }
   if (!survivors_taken) *survivors = alive;
-  const int64_t final_count = int64_t(alive.size());
+  const auto final_count = static_cast<int64_t>(alive.size());
   fn.satisfiable_alone = final_count >= fn.wanted && fn.wanted > 0 && fn.cel_errors.empty();
   fn.verdict = Verdict(fn, rd.all);
   return fn;
@@ -142,7 +144,7 @@ void Search::DescribeClassSelectors(FunnelStep& st) {
   const DeviceClass& cls = impl_.classes_[st.rd.class_idx];
   std::map<size_t, int64_t> rejects;
   for (int ci : st.rejected) {
-    const Candidate& c = pools_->cands[size_t(ci)];
+    const Candidate& c = pools_->cands[static_cast<size_t>(ci)];
     for (size_t k = 0; k < cls.selectors.size(); ++k) {
       const auto& comp = impl_.Compile(cls.selectors[k]);
       if (!comp.error.ok()) break;
@@ -170,7 +172,7 @@ void Search::DescribeRequestSelectors(FunnelStep& st) {
   const auto& sels = st.rd.spec->selectors;
   std::map<size_t, int64_t> rejects;
   for (int ci : st.rejected) {
-    const Candidate& c = pools_->cands[size_t(ci)];
+    const Candidate& c = pools_->cands[static_cast<size_t>(ci)];
     for (size_t k = 0; k < sels.size(); ++k) {
       const auto& comp = impl_.Compile(sels[k]);
       if (!comp.error.ok()) break;
@@ -237,7 +239,8 @@ void Search::DescribeCounters(FunnelStep& st) {
 void Search::DescribeTaints(FunnelStep& st) {
   std::map<std::string, int64_t> rejects;
   for (int ci : st.rejected) {
-    const DeviceTaint* t = UntoleratedTaint(impl_.DeviceOf(pools_->cands[size_t(ci)]), *st.rd.spec);
+    const DeviceTaint* t =
+        UntoleratedTaint(impl_.DeviceOf(pools_->cands[static_cast<size_t>(ci)]), *st.rd.spec);
     if (t != nullptr) ++rejects[t->key + "=" + t->value + ":" + t->effect];
   }
   for (const auto& [t, cnt] : rejects) {
@@ -266,7 +269,7 @@ bool Search::NarrowConstraints(FunnelStep& st) {
       for (int64_t v : set->nums) ++groups[std::to_string(set->type) + ":" + std::to_string(v)];
       for (const auto& v : set->strs) ++groups[std::to_string(set->type) + ":" + v];
     }
-    int64_t missing = int64_t(alive.size() - next.size());
+    auto missing = static_cast<int64_t>(alive.size() - next.size());
     alive.swap(next);
     int64_t best = 0;
     for (const auto& [v, cnt] : groups) best = std::max(best, cnt);
@@ -278,9 +281,9 @@ bool Search::NarrowConstraints(FunnelStep& st) {
       detail +=
           kind + k.attribute + ": at most " + std::to_string(best) + " devices share one value; ";
       // Keep only the devices of the best group for the final count.
-      alive.resize(size_t(best));
+      alive.resize(static_cast<size_t>(best));
     }
-    if (k.distinct && int64_t(groups.size()) < fn.wanted && !alive.empty()) {
+    if (k.distinct && static_cast<int64_t>(groups.size()) < fn.wanted && !alive.empty()) {
       detail +=
           kind + k.attribute + ": only " + std::to_string(groups.size()) + " distinct values; ";
       alive.resize(groups.size());
@@ -295,7 +298,7 @@ bool Search::NarrowNamespaceLimits(FunnelStep& st) {
   if (rd.limit == nullptr || rd.admin) return false;
   RequestFunnel& fn = st.fn;
   std::vector<int>& alive = st.alive;
-  const AllocationPolicy& pol = impl_.config_.policies[size_t(rd.policy)];
+  const AllocationPolicy& pol = impl_.config_.policies[static_cast<size_t>(rd.policy)];
   const std::string& ns = st.cd.claim->namespace_name;
   Allocator::Impl::Usage used = UsageOf(rd.policy, ns);
   std::string ldetail;
@@ -307,11 +310,11 @@ bool Search::NarrowNamespaceLimits(FunnelStep& st) {
                  std::to_string(*rd.limit->max_devices) + ", used " + std::to_string(used.devices) +
                  ", requested " + std::to_string(fn.wanted) + "; ";
     }
-    allowed = std::min(allowed, size_t(room));
+    allowed = std::min(allowed, static_cast<size_t>(room));
   }
-  const size_t wanted = size_t(std::max<int64_t>(fn.wanted, 0));
+  const size_t wanted = static_cast<size_t>(std::max<int64_t>(fn.wanted, 0));
   for (const auto& [name, max] : rd.limit->max_capacity) {
-    Amount have = used.capacity.count(name) ? used.capacity[name] : Amount(0);
+    Amount have = used.capacity.count(name) ? used.capacity[name] : static_cast<Amount>(0);
     Amount want = 0;
     size_t fit = 0;
     Amount sum = have;
@@ -319,7 +322,8 @@ bool Search::NarrowNamespaceLimits(FunnelStep& st) {
       // As if each device were allocated whole (the consumed capacity of a shared one is not
       // known before the search picks it).
       const Amount add = Allocator::Impl::CapacityNamed(
-          Allocator::Impl::LimitCapacities(impl_.DeviceOf(pools_->cands[size_t(ci)]), false, {}),
+          Allocator::Impl::LimitCapacities(impl_.DeviceOf(pools_->cands[static_cast<size_t>(ci)]),
+                                           false, {}),
           name);
       if (fit < wanted) want += add;
       if (sum + add <= max.nanos) {
@@ -329,8 +333,8 @@ bool Search::NarrowNamespaceLimits(FunnelStep& st) {
     }
     if (fit < wanted) {
       auto q = [](Amount a) {
-        return Qty::FromInt64(int64_t(a / 1000000000),
-                              a % (Amount(1000000000) * 1024) == 0 && a != 0
+        return Qty::FromInt64(static_cast<int64_t>(a / 1000000000),
+                              a % (static_cast<Amount>(1000000000) * 1024) == 0 && a != 0
                                   ? api::Quantity::Format::kBinarySI
                                   : api::Quantity::Format::kDecimalSI)
             .ToString();

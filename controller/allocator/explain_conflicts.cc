@@ -119,7 +119,7 @@ std::vector<Search::ConflictUnit> Search::ConflictUnits(const std::vector<Surviv
     auto [it, fresh] = unit_of.try_emplace({sv.claim, sv.rd->req}, units.size());
     if (fresh) {
       units.emplace_back();
-      units.back().claim = claims_[size_t(sv.claim)].kobj;
+      units.back().claim = claims_[static_cast<size_t>(sv.claim)].kobj;
       units.back().name = sv.rd->parent.empty() ? sv.rd->name : sv.rd->parent;
     }
     Unit& u = units[it->second];
@@ -135,7 +135,7 @@ std::vector<Search::ConflictUnit> Search::ConflictUnits(const std::vector<Surviv
     std::sort(u.cands.begin(), u.cands.end());
     u.cands.erase(std::unique(u.cands.begin(), u.cands.end()), u.cands.end());
     for (int ci : u.cands) {
-      const Device& d = impl_.DeviceOf(pools_->cands[size_t(ci)]);
+      const Device& d = impl_.DeviceOf(pools_->cands[static_cast<size_t>(ci)]);
       u.shared =
           u.shared || (f.consumable_capacity && d.allow_multiple_allocations.value_or(false));
     }
@@ -150,12 +150,12 @@ void Search::ConflictOnDevices(const std::vector<ConflictUnit>& units,
     if (s.size() < 2) continue;
     int64_t wanted = 0;
     std::vector<int> u = Union(units, s, &wanted);
-    if (int64_t(u.size()) >= wanted) continue;
+    if (static_cast<int64_t>(u.size()) >= wanted) continue;
     Conflict c;
     c.kind = Conflict::Kind::kDevices;
     c.requests = Qualified(units, s);
     c.needed = wanted;
-    c.available = int64_t(u.size());
+    c.available = static_cast<int64_t>(u.size());
     c.text = Names(units, s) + " together need " + std::to_string(wanted) + " devices, " +
              std::to_string(u.size()) + " pass their filters";
     AddConflict(*explain_, std::move(c));
@@ -173,18 +173,18 @@ void Search::ConflictOnCounters(const std::vector<ConflictUnit>& units,
     std::vector<int> u = Union(units, s, &wanted);
     std::map<std::pair<int, int>, std::vector<Amount>> draws;  // (pool view, counter) -> amounts
     for (int ci : u) {
-      const Candidate& c = pools_->cands[size_t(ci)];
+      const Candidate& c = pools_->cands[static_cast<size_t>(ci)];
       for (const auto& [k, amount] : c.consumption) draws[{c.pool, k}].push_back(amount);
     }
     for (auto& [key, amounts] : draws) {
-      const int64_t free = int64_t(u.size() - amounts.size());
+      const auto free = static_cast<int64_t>(u.size() - amounts.size());
       const int64_t must = wanted - free;
-      if (must <= 0 || must > int64_t(amounts.size())) continue;
+      if (must <= 0 || must > static_cast<int64_t>(amounts.size())) continue;
       std::sort(amounts.begin(), amounts.end());
       Amount least = 0;
-      for (int64_t j = 0; j < must; ++j) least += amounts[size_t(j)];
-      PoolView& pool = const_cast<PoolView&>(pools_->pools[size_t(key.first)]);
-      if (least <= impl_.AvailableCounters(pool)[size_t(key.second)]) continue;
+      for (int64_t j = 0; j < must; ++j) least += amounts[static_cast<size_t>(j)];
+      auto& pool = const_cast<PoolView&>(pools_->pools[static_cast<size_t>(key.first)]);
+      if (least <= impl_.AvailableCounters(pool)[static_cast<size_t>(key.second)]) continue;
       Conflict c;
       c.kind = Conflict::Kind::kCounter;
       c.requests = Qualified(units, s);
@@ -207,7 +207,7 @@ void Search::ConflictOnConstraints(const std::vector<ConflictUnit>& units) {
     for (const Constraint& k : claims_[ci].constraints) {
       std::vector<size_t> bound;  // requests every usable subrequest of which is constrained
       for (size_t i = 0; i < units.size(); ++i) {
-        if (units[i].subs.empty() || units[i].subs.front()->claim != int(ci)) continue;
+        if (units[i].subs.empty() || units[i].subs.front()->claim != static_cast<int>(ci)) continue;
         bool all = true;
         for (const Survivors* sv : units[i].subs) all = all && k.Applies(*sv->rd);
         if (all) bound.push_back(i);
@@ -225,8 +225,9 @@ void Search::ConflictOnConstraints(const std::vector<ConflictUnit>& units) {
             auto set = AttrSet::From(a);
             if (!set) continue;
             std::vector<std::string> keys;
-            for (int64_t v : set->nums)
+            for (int64_t v : set->nums) {
               keys.push_back(std::to_string(set->type) + ":" + std::to_string(v));
+            }
             for (const auto& v : set->strs) keys.push_back(std::to_string(set->type) + ":" + v);
             for (const auto& key : keys) {
               ++counts[key];
@@ -244,10 +245,10 @@ void Search::ConflictOnConstraints(const std::vector<ConflictUnit>& units) {
       c.requests = Qualified(units, bound);
       c.attribute = k.attribute;
       if (k.distinct) {
-        if (int64_t(devices_of.size()) >= wanted) continue;
+        if (static_cast<int64_t>(devices_of.size()) >= wanted) continue;
         c.kind = Conflict::Kind::kDistinctAttribute;
         c.needed = wanted;
-        c.available = int64_t(devices_of.size());
+        c.available = static_cast<int64_t>(devices_of.size());
         c.text = "distinctAttribute " + k.attribute + " over " + Names(units, bound) + ": " +
                  std::to_string(wanted) + " devices need distinct values, their candidates have " +
                  std::to_string(devices_of.size());
@@ -256,7 +257,7 @@ void Search::ConflictOnConstraints(const std::vector<ConflictUnit>& units) {
       }
       bool any = false;
       for (const auto& [key, devs] : devices_of) {
-        bool ok = int64_t(devs.size()) >= wanted;
+        bool ok = static_cast<int64_t>(devs.size()) >= wanted;
         for (size_t j = 0; ok && j < bound.size(); ++j) ok = per[j].count(key) > 0;
         any = any || ok;
       }

@@ -73,8 +73,8 @@ std::string CounterShortfallText(const CounterShortfall& s) {
 uint32_t Allocator::Impl::AddHolder(const ResourceClaim& claim) {
   if (!claim.namespace_name.empty()) holder_text_.append(claim.namespace_name).append("/");
   holder_text_.append(claim.name);
-  holder_off_.push_back(uint32_t(holder_text_.size()));
-  return uint32_t(holder_off_.size() - 2);
+  holder_off_.push_back(static_cast<uint32_t>(holder_text_.size()));
+  return static_cast<uint32_t>(holder_off_.size() - 2);
 }
 
 void Allocator::Impl::ForEachHolder(int pool,
@@ -88,17 +88,19 @@ void Allocator::Impl::ForEachHolder(int pool,
   }
   if (holder_src_) {
     // The shared claims are the complete list (pending_ holds a subset of them).
-    const PoolTable::Key& key = d_.pool_table->keys[size_t(pool)];
+    const PoolTable::Key& key = d_.pool_table->keys[static_cast<size_t>(pool)];
     for (const ResourceClaim& c : *holder_src_) {
       if (!c.allocation) continue;
       std::string kobj;
       for (const auto& r : c.allocation->results) {
-        if (r.pool != key.pool || r.driver != key.driver || r.admin_access.value_or(false))
+        if (r.pool != key.pool || r.driver != key.driver || r.admin_access.value_or(false)) {
           continue;
+        }
         int id = d_.FindDevice(pool, r.device);
         if (id < 0) continue;
-        if (kobj.empty())
+        if (kobj.empty()) {
           kobj = c.namespace_name.empty() ? c.name : c.namespace_name + "/" + c.name;
+        }
         f(id, kobj);
       }
     }
@@ -112,7 +114,7 @@ void Allocator::Impl::ForEachHolder(int pool,
 }
 
 DeviceCapacityShortfall Search::CapacityShortfallOf(const ReqData& rd, int ci, double* distance) {
-  const Candidate& c = pools_->cands[size_t(ci)];
+  const Candidate& c = pools_->cands[static_cast<size_t>(ci)];
   const ResourceSlice& s = impl_.slices_[c.slice];
   const Device& d = impl_.DeviceOf(c);
   DeviceCapacityShortfall out;
@@ -142,7 +144,8 @@ DeviceCapacityShortfall Search::CapacityShortfallOf(const ReqData& rd, int ci, d
   const IdentityView st = impl_.Identity(c.ident);
   for (size_t i = 0; i < d.capacity.size(); ++i) {
     const auto& [name, cap] = d.capacity[i];
-    Amount used = alloc_cap_[size_t(ci)].empty() ? 0 : alloc_cap_[size_t(ci)][i];
+    Amount used =
+        alloc_cap_[static_cast<size_t>(ci)].empty() ? 0 : alloc_cap_[static_cast<size_t>(ci)][i];
     if (st.has_aggregate) {
       for (const auto& [k, v] : *st.aggregate) used += k == name ? v : 0;
     }
@@ -164,7 +167,8 @@ DeviceCapacityShortfall Search::CapacityShortfallOf(const ReqData& rd, int ci, d
     // Devices short of fewer capacities, then by less, come first.
     double short_by = consumed[i].nanos <= 0 || policy
                           ? 1.0
-                          : double(consumed[i].nanos - remaining) / double(consumed[i].nanos);
+                          : static_cast<double>(consumed[i].nanos - remaining) /
+                                static_cast<double>(consumed[i].nanos);
     *distance += 1000 + std::clamp(short_by, 0.0, 1.0);
   }
   return out;
@@ -185,7 +189,7 @@ std::string Search::CapacityDetail(const ReqData& rd, const std::vector<int>& re
     text += (i == 0 ? ": " : "; ") + CapacityText(all[i].second);
     fn.capacity_shortfalls.push_back(std::move(all[i].second));
   }
-  fn.capacity_more = int64_t(rejected.size() - fn.capacity_shortfalls.size());
+  fn.capacity_more = static_cast<int64_t>(rejected.size() - fn.capacity_shortfalls.size());
   if (fn.capacity_more > 0 && !text.empty()) {
     text += "; +" + std::to_string(fn.capacity_more) + " more";
   }
@@ -207,13 +211,13 @@ std::string Search::CounterDetail(const std::vector<int>& rejected, RequestFunne
     }
   };
   for (int ci : rejected) {
-    const Candidate& c = pools_->cands[size_t(ci)];
-    PoolView& pool = const_cast<PoolView&>(pools_->pools[size_t(c.pool)]);
+    const Candidate& c = pools_->cands[static_cast<size_t>(ci)];
+    auto& pool = const_cast<PoolView&>(pools_->pools[static_cast<size_t>(c.pool)]);
     const std::vector<Amount>& avail = impl_.AvailableCounters(pool);
     const std::string& device = impl_.DeviceOf(c).name;
     bool found = false;
     for (const auto& [k, amount] : c.consumption) {
-      if (amount <= avail[size_t(k)]) continue;
+      if (amount <= avail[static_cast<size_t>(k)]) continue;
       add(c.pool, k, amount, device);
       found = true;
     }
@@ -222,8 +226,8 @@ std::string Search::CounterDetail(const std::vector<int>& rejected, RequestFunne
     for (size_t k = 0; !found && k < avail.size(); ++k) {
       if (avail[k] >= 0) continue;
       Amount need = 0;
-      for (const auto& [ck, amount] : c.consumption) need += ck == int(k) ? amount : 0;
-      add(c.pool, int(k), need, device);
+      for (const auto& [ck, amount] : c.consumption) need += ck == static_cast<int>(k) ? amount : 0;
+      add(c.pool, static_cast<int>(k), need, device);
       found = true;
     }
   }
@@ -237,13 +241,13 @@ std::string Search::CounterDetail(const std::vector<int>& rejected, RequestFunne
     CounterShortfall s = CounterState(key.first, key.second);
     s.devices = g.devices;
     s.device = g.device;
-    const PoolView& pool = pools_->pools[size_t(key.first)];
+    const PoolView& pool = pools_->pools[static_cast<size_t>(key.first)];
     s.needed = FormatAmount(g.least, CounterFormat(pool, key.second));
     text += (i == 0 ? ": " : "; ") + CounterShortfallText(s);
     if (order.size() > 1) text += " [" + std::to_string(g.devices) + " devices]";
     fn.counter_shortfalls.push_back(std::move(s));
   }
-  fn.counters_more = int64_t(order.size() - fn.counter_shortfalls.size());
+  fn.counters_more = static_cast<int64_t>(order.size() - fn.counter_shortfalls.size());
   if (fn.counters_more > 0) text += "; +" + std::to_string(fn.counters_more) + " more counters";
   return text;
 }
@@ -253,26 +257,26 @@ api::Quantity::Format Search::CounterFormat(const PoolView& pool, int k) const {
   while (set + 1 < pool.set_names.size() && pool.set_offset[set + 1] <= k) ++set;
   if (set >= pool.counter_set_slices.size()) return api::Quantity::Format::kDecimalSI;
   const int ref = pool.counter_set_slices[set];
-  const ResourceSlice& s = impl_.slices_[size_t(ref >> 8)];
-  for (const auto& [name, q] : s.shared_counters[size_t(ref & 0xff)].counters) {
-    if (name == pool.counter_names[size_t(k)]) return q.q.format();
+  const ResourceSlice& s = impl_.slices_[static_cast<size_t>(ref >> 8)];
+  for (const auto& [name, q] : s.shared_counters[static_cast<size_t>(ref & 0xff)].counters) {
+    if (name == pool.counter_names[static_cast<size_t>(k)]) return q.q.format();
   }
   return api::Quantity::Format::kDecimalSI;
 }
 
 CounterShortfall Search::CounterState(int pool_view, int k) {
-  PoolView& pool = const_cast<PoolView&>(pools_->pools[size_t(pool_view)]);
+  auto& pool = const_cast<PoolView&>(pools_->pools[static_cast<size_t>(pool_view)]);
   const std::vector<Amount>& avail = impl_.AvailableCounters(pool);
   const api::Quantity::Format fmt = CounterFormat(pool, k);
   size_t set = 0;
   while (set + 1 < pool.set_names.size() && pool.set_offset[set + 1] <= k) ++set;
-  const auto& key = impl_.pool_keys_[size_t(pool.pool_key)];
+  const auto& key = impl_.pool_keys_[static_cast<size_t>(pool.pool_key)];
   CounterShortfall out;
   out.pool = std::string(key.driver) + "/" + std::string(key.pool);
   out.counter_set = pool.set_names[set];
-  out.counter = pool.counter_names[size_t(k)];
-  out.left = FormatAmount(avail[size_t(k)], fmt);
-  out.total = FormatAmount(pool.counter_values[size_t(k)], fmt);
+  out.counter = pool.counter_names[static_cast<size_t>(k)];
+  out.left = FormatAmount(avail[static_cast<size_t>(k)], fmt);
+  out.total = FormatAmount(pool.counter_values[static_cast<size_t>(k)], fmt);
 
   // What each allocated device of the pool draws from the counter, by claim (the first claim
   // of a shared device; the device itself when its claim is not known).
@@ -283,9 +287,9 @@ CounterShortfall Search::CounterState(int pool_view, int k) {
   std::map<std::string, Amount> held;
   for (const auto* list : {&pool.targeting, &pool.not_targeting}) {
     for (int si : *list) {
-      const ResourceSlice& s = impl_.slices_[size_t(si)];
+      const ResourceSlice& s = impl_.slices_[static_cast<size_t>(si)];
       for (size_t di = 0; di < s.devices.size(); ++di) {
-        const int gid = impl_.slice_gid_base_[size_t(si)] + int(di);
+        const int gid = impl_.slice_gid_base_[static_cast<size_t>(si)] + static_cast<int>(di);
         if (!impl_.IsDeviceAllocated(pool.pool_key, gid)) continue;
         Amount amount = 0;
         for (const auto& cc : s.devices[di].consumes_counters) {
@@ -304,7 +308,7 @@ CounterShortfall Search::CounterState(int pool_view, int k) {
   for (size_t i = 0; i < by_size.size() && i < kMaxHolders; ++i) {
     out.holders.push_back({by_size[i].first, FormatAmount(by_size[i].second, fmt)});
   }
-  out.more_holders = int64_t(by_size.size() - out.holders.size());
+  out.more_holders = static_cast<int64_t>(by_size.size() - out.holders.size());
   return out;
 }
 

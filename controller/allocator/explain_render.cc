@@ -7,7 +7,7 @@ namespace draco::alloc {
 namespace {
 
 void Str(JsonWriter& w, const std::string& s) {
-  w.String(s.c_str(), rapidjson::SizeType(s.size()));
+  w.String(s.c_str(), static_cast<rapidjson::SizeType>(s.size()));
 }
 
 void KeyStr(JsonWriter& w, const char* key, const std::string& s) {
@@ -142,7 +142,9 @@ std::string ExplanationToText(const Explanation& e) {
 }
 
 void EncodeExplanation(const Explanation& e, JsonWriter& w) {
-  auto str = [&](const std::string& s) { w.String(s.c_str(), rapidjson::SizeType(s.size())); };
+  auto str = [&](const std::string& s) {
+    w.String(s.c_str(), static_cast<rapidjson::SizeType>(s.size()));
+  };
   w.StartObject();
   w.Key("node");
   str(e.node);

@@ -142,8 +142,9 @@ std::vector<std::string> Selectors(const std::vector<api::DeviceSelector>& sels)
 std::vector<DeviceToleration> Tolerations(const std::vector<api::DeviceToleration>& ts) {
   std::vector<DeviceToleration> out;
   out.reserve(ts.size());
-  for (const auto& t : ts)
+  for (const auto& t : ts) {
     out.push_back({t.key, t.operator_, t.value, t.effect, t.toleration_seconds});
+  }
   return out;
 }
 
@@ -162,8 +163,9 @@ RequestSpec ToSpec(const R& r, std::string name) {
     out.capacity_requests = Quantities(r.capacity->requests);
   }
   out.has_derived_attributes = !r.derived_attributes.empty();
-  for (const auto& a : r.derived_attributes)
+  for (const auto& a : r.derived_attributes) {
     out.derived_attributes.emplace_back(a.name, a.expression);
+  }
   return out;
 }
 

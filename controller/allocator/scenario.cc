@@ -45,7 +45,7 @@ void CanonicalizeShares(std::vector<api::AllocationResult>& results, int* counte
 
 void WriteId(JsonWriter& w, const std::string& id) {
   w.Key("id");
-  w.String(id.c_str(), rapidjson::SizeType(id.size()));
+  w.String(id.c_str(), static_cast<rapidjson::SizeType>(id.size()));
 }
 
 std::string ErrorLine(const std::string& id, const char* key, const std::string& msg) {
@@ -54,7 +54,7 @@ std::string ErrorLine(const std::string& id, const char* key, const std::string&
   w.StartObject();
   WriteId(w, id);
   w.Key(key);
-  w.String(msg.c_str(), rapidjson::SizeType(msg.size()));
+  w.String(msg.c_str(), static_cast<rapidjson::SizeType>(msg.size()));
   w.EndObject();
   return buf.GetString();
 }
@@ -81,15 +81,17 @@ StatusOr<Scenario> ParseScenario(std::string_view line) {
     return std::make_shared<const api::ResourceSlice>(std::move(sl));
   };
   Status st = DecodeList<api::Node>(doc, "nodes", Same<api::Node>, &s.nodes);
-  if (st.ok())
+  if (st.ok()) {
     st = DecodeList<api::DeviceClass>(doc, "classes", Same<api::DeviceClass>, &s.classes);
+  }
   if (st.ok()) st = DecodeList<api::ResourceSlice>(doc, "slices", shared, &s.slices);
   if (st.ok()) {
     st = DecodeList<api::ResourceClaim>(doc, "allocatedClaims", Same<api::ResourceClaim>,
                                         &s.allocated_claims);
   }
-  if (st.ok())
+  if (st.ok()) {
     st = DecodeList<api::ResourceClaim>(doc, "claims", Same<api::ResourceClaim>, &s.claims);
+  }
   if (st.ok()) {
     st = DecodeList<api::DeviceTaintRule>(doc, "deviceTaintRules", Same<api::DeviceTaintRule>,
                                           &s.taint_rules);

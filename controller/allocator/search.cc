@@ -171,7 +171,7 @@ void Search::Constraint::Remove() {
     return;
   }
   --count;
-  if (list_mode) stack.resize(size_t(count));
+  if (list_mode) stack.resize(static_cast<size_t>(count));
 }
 
 Search::Search(Allocator::Impl& impl, const Node& node,
@@ -227,7 +227,8 @@ Status Search::ValidateRequest(ReqData& rd, const ResourceClaim& claim) {
   rd.class_idx = cls->second;
   rd.policy = impl_.PolicyOf(rd.class_idx);
   if (rd.policy >= 0) {
-    rd.limit = impl_.config_.policies[size_t(rd.policy)].LimitFor(claim.namespace_name);
+    rd.limit =
+        impl_.config_.policies[static_cast<size_t>(rd.policy)].LimitFor(claim.namespace_name);
     ApplyStrategy(rd);
   }
   rd.sel.assign(pools_->cands.size(), 0);
@@ -253,7 +254,7 @@ Status Search::ValidateRequest(ReqData& rd, const ResourceClaim& claim) {
                                   " is currently invalid");
     }
   }
-  for (int ci = 0; ci < int(pools_->cands.size()); ++ci) {
+  for (int ci = 0; ci < static_cast<int>(pools_->cands.size()); ++ci) {
     uint8_t s = Selectable(rd, ci);
     if (s == 3) return InvalidArgumentError(rd.sel_err[ci]);
     if (s != 2) continue;
@@ -270,7 +271,7 @@ Status Search::ValidateRequest(ReqData& rd, const ResourceClaim& claim) {
     }
     rd.all_devices.push_back(ci);
   }
-  rd.num_devices = int64_t(rd.all_devices.size());
+  rd.num_devices = static_cast<int64_t>(rd.all_devices.size());
   return OkStatus();
 }
 
@@ -316,9 +317,9 @@ Status Search::Prepare() {
           rd.name = rd.spec->name;
           rd.parent = r.name;
           rd.full = r.name + "/" + rd.name;
-          rd.claim = int(ci);
-          rd.req = int(ri);
-          rd.sub = int(si);
+          rd.claim = static_cast<int>(ci);
+          rd.req = static_cast<int>(ri);
+          rd.sub = static_cast<int>(si);
           if (Status s = ValidateRequest(rd, claim); !s.ok()) return s;
           min_per_request = std::min(min_per_request, rd.num_devices);
         }
@@ -332,8 +333,8 @@ Status Search::Prepare() {
         rd.spec = &*r.exactly;
         rd.name = r.name;
         rd.full = r.name;
-        rd.claim = int(ci);
-        rd.req = int(ri);
+        rd.claim = static_cast<int>(ci);
+        rd.req = static_cast<int>(ri);
         rd.admin = r.exactly->admin_access.value_or(false);
         if (Status s = ValidateRequest(rd, claim); !s.ok()) return s;
         min_per_request = rd.num_devices;
@@ -381,7 +382,7 @@ bool Search::ErrorFree() {
           error_free_ = 0;
           return false;
         }
-        for (int ci = 0; ci < int(pools_->cands.size()); ++ci) {
+        for (int ci = 0; ci < static_cast<int>(pools_->cands.size()); ++ci) {
           uint8_t s = Selectable(rd, ci);
           if (s == 3) {
             error_free_ = 0;
@@ -410,7 +411,7 @@ bool Search::ErrorFree() {
 // Returns true when the subtree provably has no solution and pruning is safe.
 bool Search::PruneCut(ReqData& rd, int start, int64_t need) {
   int64_t found = 0;
-  for (int pos = start; pos < int(pools_->cands.size()); ++pos) {
+  for (int pos = start; pos < static_cast<int>(pools_->cands.size()); ++pos) {
     int ci = rd.Cand(pos);
     if (InUseFor(rd, ci)) continue;
     uint8_t s = Selectable(rd, ci);
@@ -429,15 +430,15 @@ Search::Step Search::AllocateOne(int claim, int req, int sub, int64_t dev, bool 
     status_ = DeadlineExceededError("filter operation aborted: context deadline exceeded");
     return Step::kError;
   }
-  if (claim >= int(claims_.size())) return Step::kTrue;
+  if (claim >= static_cast<int>(claims_.size())) return Step::kTrue;
   ClaimData& cd = claims_[claim];
-  if (req >= int(cd.reqs.size())) {
+  if (req >= static_cast<int>(cd.reqs.size())) {
     Step s = AllocateOne(claim + 1, 0, 0, 0, false, 0);
     return s == Step::kMaxSize ? Step::kFalse : s;
   }
   if (!allocate_sub && cd.has_subs[req]) {
     bool all_exceeded = true;
-    for (int k = 0; k < int(cd.reqs[req].size()); ++k) {
+    for (int k = 0; k < static_cast<int>(cd.reqs[req].size()); ++k) {
       Step s = AllocateOne(claim, req, k, dev, true, 0);
       if (s == Step::kMaxSize) continue;
       all_exceeded = false;
@@ -453,14 +454,14 @@ Search::Step Search::AllocateOne(int claim, int req, int sub, int64_t dev, bool 
   if (rd.all && rd.all_devices.empty()) return Step::kFalse;
   if (dev >= rd.num_devices) return AllocateOne(claim, req + 1, 0, 0, false, 0);
   int64_t remaining = rd.num_devices - dev;
-  int64_t available = kMaxResultsPerClaim - int64_t(cd.results.size());
+  int64_t available = kMaxResultsPerClaim - static_cast<int64_t>(cd.results.size());
   if (remaining > available) {
     result_limit_hit_ = true;
     return Step::kMaxSize;
   }
 
   if (rd.all) {
-    int ci = rd.all_devices[size_t(dev)];
+    int ci = rd.all_devices[static_cast<size_t>(dev)];
     Rollback rb;
     int ok = AllocateDevice(claim, rd, ci, /*must=*/true, /*screened=*/false, &rb);
     if (ok < 0) return Step::kError;
@@ -473,7 +474,7 @@ Search::Step Search::AllocateOne(int claim, int req, int sub, int64_t dev, bool 
   if (impl_.config_.prune && remaining >= 2 && PruneCut(rd, start, remaining)) {
     return Step::kFalse;
   }
-  const int n = int(pools_->cands.size());
+  const int n = static_cast<int>(pools_->cands.size());
   std::string error;
   FilterCtx x;
   x.claim = claim;

@@ -61,7 +61,7 @@ class Search {
     int policy = -1;
     const NamespaceLimit* limit = nullptr;
     std::vector<int> order;
-    int Cand(int pos) const { return order.empty() ? pos : order[size_t(pos)]; }
+    int Cand(int pos) const { return order.empty() ? pos : order[static_cast<size_t>(pos)]; }
   };
 
   class Constraint {

@@ -76,7 +76,7 @@ bool Search::CapacityInUse(int ci) const {
 
 bool Search::CheckCounters(int ci) {
   const Candidate& c = pools_->cands[ci];
-  PoolView& pool = const_cast<PoolView&>(pools_->pools[c.pool]);
+  auto& pool = const_cast<PoolView&>(pools_->pools[c.pool]);
   const std::vector<Amount>& avail = impl_.AvailableCounters(pool);
   std::vector<Amount>& used = consumed_counters_[c.pool];
   if (!ledger_init_[c.pool]) {
@@ -89,7 +89,7 @@ bool Search::CheckCounters(int ci) {
   for (const auto& [k, amount] : c.consumption) {
     int before = avail[k] < used[k];
     used[k] += amount;
-    violations_[c.pool] += int(avail[k] < used[k]) - before;
+    violations_[c.pool] += static_cast<int>(avail[k] < used[k]) - before;
   }
   if (violations_[c.pool] > 0) {
     ReleaseCounters(ci);
@@ -105,26 +105,26 @@ void Search::ReleaseCounters(int ci) {
   for (const auto& [k, amount] : c.consumption) {
     int before = avail[k] < used[k];
     used[k] -= amount;
-    violations_[c.pool] += int(avail[k] < used[k]) - before;
+    violations_[c.pool] += static_cast<int>(avail[k] < used[k]) - before;
   }
 }
 
 void Search::ApplyStrategy(ReqData& rd) {
-  Strategy st = impl_.config_.policies[size_t(rd.policy)].strategy;
+  Strategy st = impl_.config_.policies[static_cast<size_t>(rd.policy)].strategy;
   if (st == Strategy::kFirstFit) return;
   const auto& cands = pools_->cands;
   // Allocated devices per pool of this node (committed state).
   std::vector<int64_t> pool_used(pools_->pools.size(), 0);
   for (const Candidate& c : cands) {
-    if (impl_.IsIdentAllocated(c.ident)) ++pool_used[size_t(c.pool)];
+    if (impl_.IsIdentAllocated(c.ident)) ++pool_used[static_cast<size_t>(c.pool)];
   }
   rd.order.resize(cands.size());
-  for (size_t i = 0; i < cands.size(); ++i) rd.order[i] = int(i);
+  for (size_t i = 0; i < cands.size(); ++i) rd.order[i] = static_cast<int>(i);
   auto key = [&](int ci) {
-    const Candidate& c = cands[size_t(ci)];
+    const Candidate& c = cands[static_cast<size_t>(ci)];
     // Within a pool, shared devices already in use count as "more allocated".
     int64_t shares = impl_.Identity(c.ident).shares;
-    return std::pair<int64_t, int64_t>(pool_used[size_t(c.pool)], shares);
+    return std::pair<int64_t, int64_t>(pool_used[static_cast<size_t>(c.pool)], shares);
   };
   std::stable_sort(rd.order.begin(), rd.order.end(), [&](int a, int b) {
     return st == Strategy::kBinPack ? key(a) > key(b) : key(a) < key(b);
@@ -151,9 +151,9 @@ bool Search::LimitAllows(const ClaimData& cd, const ReqData& rd, int ci, const I
                          Rollback* rb) {
   const NamespaceLimit& lim = *rd.limit;
   const std::string& ns = cd.claim->namespace_name;
-  const AllocationPolicy& pol = impl_.config_.policies[size_t(rd.policy)];
+  const AllocationPolicy& pol = impl_.config_.policies[static_cast<size_t>(rd.policy)];
   Allocator::Impl::Usage used = UsageOf(rd.policy, ns);
-  const Device& d = impl_.DeviceOf(pools_->cands[size_t(ci)]);
+  const Device& d = impl_.DeviceOf(pools_->cands[static_cast<size_t>(ci)]);
   auto fail = [&](const std::string& what, const std::string& limit, const std::string& u,
                   const std::string& req) {
     limit_message_ = "AllocationPolicy " + pol.name + ": namespace " + ns + " " + what + " limit " +
@@ -171,12 +171,12 @@ bool Search::LimitAllows(const ClaimData& cd, const ReqData& rd, int ci, const I
                                                    d, res.share_id.has_value(), res.consumed);
   for (const auto& [name, max] : lim.max_capacity) {
     const Amount add = Allocator::Impl::CapacityNamed(caps, name);
-    Amount have = used.capacity.count(name) ? used.capacity[name] : Amount(0);
+    Amount have = used.capacity.count(name) ? used.capacity[name] : static_cast<Amount>(0);
     if (have + add > max.nanos) {
       auto fmt = [](Amount a) -> std::string {
         constexpr Amount kOne = 1000000000;
-        if (a % kOne != 0) return std::to_string(int64_t(a / 1000000)) + "m";
-        int64_t v = int64_t(a / kOne);
+        if (a % kOne != 0) return std::to_string(static_cast<int64_t>(a / 1000000)) + "m";
+        auto v = static_cast<int64_t>(a / kOne);
         bool binary = v >= 1024 && v % 1024 == 0;
         return Qty::FromInt64(
                    v, binary ? api::Quantity::Format::kBinarySI : api::Quantity::Format::kDecimalSI)

@@ -9,7 +9,7 @@ namespace {
 
 // The request data of request `ri` as allocated (its chosen subrequest, if any).
 const Search::ReqData& Chosen(const Search::ClaimData& cd, size_t ri) {
-  return cd.reqs[ri][cd.has_subs[ri] ? size_t(cd.selected_sub[ri]) : 0];
+  return cd.reqs[ri][cd.has_subs[ri] ? static_cast<size_t>(cd.selected_sub[ri]) : 0];
 }
 
 bool Contains(const std::vector<std::string>& v, const std::string& s) {
@@ -48,8 +48,9 @@ void Search::AddDeviceResults(const ClaimData& cd, AllocationResult& ar) const {
     o.tolerations = rd.spec->tolerations;
     if (f.device_binding) {
       if (d.binding_conditions) o.binding_conditions = *d.binding_conditions;
-      if (d.binding_failure_conditions)
+      if (d.binding_failure_conditions) {
         o.binding_failure_conditions = *d.binding_failure_conditions;
+      }
     }
     o.share_id = r.share_id;
     o.consumed_capacity = r.consumed;

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <ranges>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -83,12 +84,12 @@ struct Path {
       chain.push_back(p);
     }
     std::string out;
-    for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
-      if ((*it)->index >= 0) {
-        out += "[" + std::to_string((*it)->index) + "]";
+    for (auto& it : std::ranges::reverse_view(chain)) {
+      if (it->index >= 0) {
+        out += "[" + std::to_string(it->index) + "]";
       } else {
         if (!out.empty()) out += '.';
-        out += (*it)->name;
+        out += it->name;
       }
     }
     return out;

@@ -173,8 +173,9 @@ StatusOr<ExtendedResourcePlan> PlanExtendedResources(const Pod& pod,
     }
     size_t before = pending.size();
     PlanResource(containers, pod.spec.init_containers.size(), resource, pending, plan.mappings);
-    for (size_t i = before; i < pending.size(); ++i)
+    for (size_t i = before; i < pending.size(); ++i) {
       class_of_request[pending[i].name] = cls->second;
+    }
   }
   std::sort(pending.begin(), pending.end(),
             [](const PendingRequest& a, const PendingRequest& b) { return a.name < b.name; });

@@ -58,7 +58,7 @@ std::optional<int64_t> ParseInt64(std::string_view s) {
   uint64_t v = 0;
   for (char c : s) {
     if (c < '0' || c > '9') return std::nullopt;
-    uint64_t d = static_cast<uint64_t>(c - '0');
+    auto d = static_cast<uint64_t>(c - '0');
     if (v > (limit - d) / 10) return std::nullopt;
     v = v * 10 + d;
   }

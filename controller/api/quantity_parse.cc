@@ -122,7 +122,7 @@ std::optional<int64_t> GoParseInt(std::string_view s) {
   const uint64_t limit = neg ? uint64_t{1} << 63 : (uint64_t{1} << 63) - 1;
   for (char c : s) {
     if (!IsDigit(c)) return std::nullopt;
-    uint64_t d = static_cast<uint64_t>(c - '0');
+    auto d = static_cast<uint64_t>(c - '0');
     if (v > (limit - d) / 10) return std::nullopt;
     v = v * 10 + d;
   }
@@ -183,7 +183,7 @@ StatusOr<Quantity> Quantity::Parse(std::string_view str) {
   int64_t precision = 0;
   int32_t scale = 0;
   int64_t mantissa = 1;
-  const int64_t digits = static_cast<int64_t>(sc.num.size() + sc.denom.size());
+  const auto digits = static_cast<int64_t>(sc.num.size() + sc.denom.size());
   if (suf.format == Format::kBinarySI) {
     if (suf.exponent >= 0 && sc.denom.empty()) {
       mantissa = int64_t{1} << suf.exponent;

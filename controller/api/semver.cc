@@ -29,7 +29,7 @@ StatusOr<uint64_t> ParseUint(std::string_view s) {
   if (s.empty()) return InvalidArgumentError("strconv.ParseUint: parsing \"\": invalid syntax");
   uint64_t v = 0;
   for (char c : s) {
-    uint64_t d = static_cast<uint64_t>(c - '0');
+    auto d = static_cast<uint64_t>(c - '0');
     if (v > (UINT64_MAX - d) / 10) {
       return InvalidArgumentError("strconv.ParseUint: parsing " + Quoted(s) +
                                   ": value out of range");
@@ -68,7 +68,7 @@ StatusOr<std::string> Normalize(std::string_view s) {
     if (parts.back().find_first_of("+-") != std::string::npos) {
       return InvalidArgumentError("short version cannot contain PreRelease/Build meta data");
     }
-    while (parts.size() < 3) parts.push_back("0");
+    while (parts.size() < 3) parts.emplace_back("0");
   }
   return parts[0] + "." + parts[1] + "." + parts[2];
 }

@@ -65,11 +65,11 @@ void Validator::Tolerations(const std::vector<DeviceToleration>& tolerations,
         Invalid(Child(p, "operator"), t.value, "value must be empty when `operator` is 'Exists'");
       }
     } else {
-      Unsupported(Child(p, "operator"), t.operator_, "\"Equal\", \"Exists\"");
+      Unsupported(Child(p, "operator"), t.operator_, R"("Equal", "Exists")");
     }
     if (!t.effect.empty() && t.effect != "None" && t.effect != "NoSchedule" &&
         t.effect != "NoExecute") {
-      Unsupported(Child(p, "effect"), t.effect, "\"NoExecute\", \"NoSchedule\", \"None\"");
+      Unsupported(Child(p, "effect"), t.effect, R"("NoExecute", "NoSchedule", "None")");
     }
   }
 }
@@ -80,7 +80,7 @@ void Validator::Taint(const DeviceTaint& t, const std::string& path) {
   if (t.effect.empty()) {
     Required(Child(path, "effect"));
   } else if (t.effect != "None" && t.effect != "NoSchedule" && t.effect != "NoExecute") {
-    Unsupported(Child(path, "effect"), t.effect, "\"NoExecute\", \"NoSchedule\", \"None\"");
+    Unsupported(Child(path, "effect"), t.effect, R"("NoExecute", "NoSchedule", "None")");
   }
 }
 

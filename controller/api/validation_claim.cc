@@ -24,7 +24,7 @@ void Validator::AllocationModeAndCount(const std::string& mode, const std::optio
               "must not be specified when allocationMode is 'All'");
     }
   } else {
-    Unsupported(Child(path, "allocationMode"), mode, "\"All\", \"ExactCount\"");
+    Unsupported(Child(path, "allocationMode"), mode, R"("All", "ExactCount")");
   }
 }
 
@@ -196,7 +196,7 @@ void Validator::ClaimStatus(const ResourceClaimStatus& st, const ResourceClaimSp
         const std::string p = Index(cp, i);
         if (config[i].source != kAllocationConfigSourceClass &&
             config[i].source != kAllocationConfigSourceClaim) {
-          Unsupported(Child(p, "source"), config[i].source, "\"FromClaim\", \"FromClass\"");
+          Unsupported(Child(p, "source"), config[i].source, R"("FromClaim", "FromClass")");
         }
         RequestRefs(config[i].requests, names, Child(p, "requests"));
         Opaque(config[i].opaque, p);

@@ -2,6 +2,7 @@
 
 #include <map>
 #include <optional>
+#include <ranges>
 #include <set>
 
 #include "controller/cel/format.h"
@@ -253,8 +254,8 @@ class Checker {
   }
 
   bool InScope(const std::string& name) const {
-    for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
-      if (it->count(name)) return true;
+    for (const auto& scope : std::ranges::reverse_view(scopes_)) {
+      if (scope.count(name)) return true;
     }
     return false;
   }
@@ -309,9 +310,9 @@ class Checker {
   void CheckIdent(Expr& e) {
     std::string name = e.name;
     if (!name.empty() && name[0] == '.') name = name.substr(1);
-    for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
-      auto f = it->find(name);
-      if (f != it->end()) {
+    for (auto& scope : std::ranges::reverse_view(scopes_)) {
+      auto f = scope.find(name);
+      if (f != scope.end()) {
         SetType(e, f->second);
         return;
       }

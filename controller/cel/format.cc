@@ -388,8 +388,9 @@ std::optional<std::pair<std::string, int>> ValidateFormat(const std::string& f,
       continue;
     }
     ++requested;
-    if (arg >= args.size())
+    if (arg >= args.size()) {
       return std::make_pair("index " + std::to_string(arg) + " out of range", -1);
+    }
     if (i + 1 >= f.size()) return std::make_pair(std::string("unexpected end of string"), -1);
     ++i;
     char verb = 0;
@@ -409,30 +410,36 @@ std::optional<std::pair<std::string, int>> ValidateFormat(const std::string& f,
         }
         break;
       case 'd':
-        if (!KindOneOf(t, {K::kInt, K::kUint}))
+        if (!KindOneOf(t, {K::kInt, K::kUint})) {
           bad = "decimal clause can only be used on integers, was given " + t.ToString();
+        }
         break;
       case 'f':
-        if (!KindOneOf(t, {K::kDouble, K::kString}))
+        if (!KindOneOf(t, {K::kDouble, K::kString})) {
           bad = "fixed-point clause can only be used on doubles, was given " + t.ToString();
+        }
         break;
       case 'e':
-        if (!KindOneOf(t, {K::kDouble, K::kString}))
+        if (!KindOneOf(t, {K::kDouble, K::kString})) {
           bad = "scientific clause can only be used on doubles, was given " + t.ToString();
+        }
         break;
       case 'b':
-        if (!KindOneOf(t, {K::kInt, K::kUint, K::kBool}))
+        if (!KindOneOf(t, {K::kInt, K::kUint, K::kBool})) {
           bad = "only integers and bools can be formatted as binary, was given " + t.ToString();
+        }
         break;
       case 'x':
       case 'X':
-        if (!KindOneOf(t, {K::kInt, K::kUint, K::kString, K::kBytes}))
+        if (!KindOneOf(t, {K::kInt, K::kUint, K::kString, K::kBytes})) {
           bad = "only integers, byte buffers, and strings can be formatted as hex, was given " +
                 t.ToString();
+        }
         break;
       case 'o':
-        if (!KindOneOf(t, {K::kInt, K::kUint}))
+        if (!KindOneOf(t, {K::kInt, K::kUint})) {
           bad = "octal clause can only be used on integers, was given " + t.ToString();
+        }
         break;
     }
     if (!bad.empty()) {

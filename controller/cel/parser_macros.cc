@@ -91,8 +91,9 @@ std::unique_ptr<Expr> Parser::ExpandQuantifierMacro(std::unique_ptr<Expr> target
     Error(off, "duplicate variable name: " + v1);
     return Dummy();
   }
-  if (n == 2 && name == "existsOne")
+  if (n == 2 && name == "existsOne") {
     return PlainMemberCall(std::move(target), name, off, std::move(args));
+  }
   auto pred = std::move(args[n - 1]);
   if (name == "all") {
     return Comprehension(off, std::move(target), v1, v2, NewConst(Value::Bool(true), off),

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <map>
+#include <ranges>
 #include <set>
 
 #include <re2/re2.h>
@@ -81,16 +82,17 @@ class Planner {
   }
 
   const Scope* Lookup(const std::string& name) const {
-    for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
-      if (it->name == name) return &*it;
+    for (const auto& scope : std::ranges::reverse_view(scopes_)) {
+      if (scope.name == name) return &scope;
     }
     return nullptr;
   }
 
   NodePtr PlanIdent(const Expr& e) {
     auto ti = info_.type_idents.find(e.id);
-    if (ti != info_.type_idents.end())
+    if (ti != info_.type_idents.end()) {
       return std::make_unique<ConstNode>(e.id, Value::Type(ti->second));
+    }
     if (const Scope* s = Lookup(e.name)) {
       if (s->init != nullptr) {
         return std::make_unique<AccuNode>(e.id, s->slot, s->flag_slot, s->init);

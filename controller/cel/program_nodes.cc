@@ -269,9 +269,9 @@ Value SetMembershipNode::Eval(EvalContext& ctx) const {
 Value MatchesConstNode::Eval(EvalContext& ctx) const {
   Value s = target_->Eval(ctx);
   if (ctx.cancelled()) return Cancelled();
-  uint64_t str_cost = static_cast<uint64_t>(
+  auto str_cost = static_cast<uint64_t>(
       std::ceil((1.0 + static_cast<double>(ActualSize(s))) * kStringTraversalCostFactor));
-  uint64_t re_cost = static_cast<uint64_t>(
+  auto re_cost = static_cast<uint64_t>(
       std::ceil(static_cast<double>(pattern_size_) * kRegexStringLengthCostFactor));
   ctx.AddCost(str_cost * re_cost);
   if (s.IsError()) return s;

@@ -15,8 +15,9 @@ std::unique_ptr<RE2> CompileRegex(const std::string& pattern) {
 
 Value RegexFind(const RE2& re, const std::string& s) {
   re2::StringPiece match;
-  if (re.Match(s, 0, s.size(), RE2::UNANCHORED, &match, 1))
+  if (re.Match(s, 0, s.size(), RE2::UNANCHORED, &match, 1)) {
     return Value::String(std::string(match.data(), match.size()));
+  }
   return Value::String("");
 }
 
@@ -27,7 +28,7 @@ Value RegexFindAll(const RE2& re, const std::string& s, int64_t limit) {
   while (pos <= s.size() && (limit < 0 || static_cast<int64_t>(out.size()) < limit)) {
     re2::StringPiece m;
     if (!re.Match(s, pos, s.size(), RE2::UNANCHORED, &m, 1)) break;
-    size_t start = static_cast<size_t>(m.data() - s.data());
+    auto start = static_cast<size_t>(m.data() - s.data());
     size_t end = start + m.size();
     if (m.empty() && start == prev_end) {
       // Go skips an empty match immediately after the previous match.

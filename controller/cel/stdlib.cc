@@ -182,8 +182,9 @@ Value UintFromInt(const Value* a, EvalContext&) {
 }
 Value UintFromDouble(const Value* a, EvalContext&) {
   double d = a[0].double_value();
-  if (!(d >= 0 && d < 18446744073709551615.0) || std::isnan(d))
+  if (!(d >= 0 && d < 18446744073709551615.0) || std::isnan(d)) {
     return Value::Error("unsigned integer overflow");
+  }
   return Value::Uint(static_cast<uint64_t>(d));
 }
 Value UintFromString(const Value* a, EvalContext&) {
@@ -251,17 +252,20 @@ Value StringFromBool(const Value* a, EvalContext&) {
   return Value::String(a[0].bool_value() ? "true" : "false");
 }
 Value StringFromBytes(const Value* a, EvalContext&) {
-  if (!IsValidUtf8(a[0].str()))
+  if (!IsValidUtf8(a[0].str())) {
     return Value::Error("invalid UTF-8 in bytes, cannot convert to string");
+  }
   return Value::String(a[0].str());
 }
 Value BytesFromString(const Value* a, EvalContext&) { return Value::Bytes(a[0].str()); }
 Value BoolFromString(const Value* a, EvalContext&) {
   const std::string& s = a[0].str();
-  if (s == "1" || s == "t" || s == "T" || s == "TRUE" || s == "true" || s == "True")
+  if (s == "1" || s == "t" || s == "T" || s == "TRUE" || s == "true" || s == "True") {
     return Value::Bool(true);
-  if (s == "0" || s == "f" || s == "F" || s == "FALSE" || s == "false" || s == "False")
+  }
+  if (s == "0" || s == "f" || s == "F" || s == "FALSE" || s == "false" || s == "False") {
     return Value::Bool(false);
+  }
   return Value::Error("type conversion error from 'string' to 'bool'");
 }
 Value TypeOfValue(const Value* a, EvalContext&) { return Value::Type(a[0].TypeName()); }

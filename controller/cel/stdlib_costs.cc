@@ -54,8 +54,9 @@ uint64_t Traversal(const Value& v) {
     }
     case Kind::kMap: {
       uint64_t c = 0;
-      for (size_t i = 0; i < v.map().size(); ++i)
+      for (size_t i = 0; i < v.map().size(); ++i) {
         c += Traversal(v.map().KeyAt(i)) + Traversal(v.map().ValueAt(i));
+      }
       return c;
     }
     default:

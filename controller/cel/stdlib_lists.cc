@@ -60,8 +60,9 @@ Value Sum(const Value* a, EvalContext& ctx) {
 template <bool kMax>
 Value MinMax(const Value* a, EvalContext&) {
   const auto& e = a[0].list().elems();
-  if (e.empty())
+  if (e.empty()) {
     return Value::Error(std::string(kMax ? "max" : "min") + "(list) argument must not be empty");
+  }
   Value best = e[0];
   for (size_t i = 1; i < e.size(); ++i) {
     auto c = ValueCompare(e[i], best);
@@ -81,16 +82,19 @@ Value Includes(const Value* a, EvalContext&) {
 }
 Value ListSlice(const Value* a, EvalContext&) {
   int64_t s = a[1].int_value(), e = a[2].int_value();
-  int64_t n = static_cast<int64_t>(a[0].list().size());
-  if (s < 0 || e < 0)
+  auto n = static_cast<int64_t>(a[0].list().size());
+  if (s < 0 || e < 0) {
     return Value::Error("cannot slice(" + std::to_string(s) + ", " + std::to_string(e) +
                         "), negative indexes not supported");
-  if (s > e)
+  }
+  if (s > e) {
     return Value::Error("cannot slice(" + std::to_string(s) + ", " + std::to_string(e) +
                         "), start index must be less than or equal to end index");
-  if (e > n)
+  }
+  if (e > n) {
     return Value::Error("cannot slice(" + std::to_string(s) + ", " + std::to_string(e) +
                         "), list is length " + std::to_string(n));
+  }
   const auto& el = a[0].list().elems();
   return Value::List(std::vector<Value>(el.begin() + s, el.begin() + e));
 }

@@ -57,12 +57,14 @@ Value OptOrValue(const Value* a, EvalContext&) {
 }
 Value OptOr(const Value* a, EvalContext&) { return a[0].optional_value() ? a[0] : a[1]; }
 Value MapInsert(const Value* a, EvalContext&) {
-  if (a[0].map().Contains(a[1]))
+  if (a[0].map().Contains(a[1])) {
     return Value::Error("insert failed: key " + a[1].DebugString() + " already exists");
+  }
   if (!ValidMapKey(a[1])) return Value::Error("unsupported key type");
   std::vector<std::pair<Value, Value>> entries;
-  for (size_t i = 0; i < a[0].map().size(); ++i)
+  for (size_t i = 0; i < a[0].map().size(); ++i) {
     entries.emplace_back(a[0].map().KeyAt(i), a[0].map().ValueAt(i));
+  }
   entries.emplace_back(a[1], a[2]);
   return Value::Map(std::make_shared<const MapValueImpl>(std::move(entries)));
 }

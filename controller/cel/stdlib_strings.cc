@@ -53,8 +53,9 @@ std::string Slice(const std::vector<uint32_t>& cps, size_t from, size_t to) {
 Value CharAt(const Value* a, EvalContext&) {
   auto cps = DecodeUtf8(a[0].str());
   int64_t i = a[1].int_value();
-  if (i < 0 || static_cast<size_t>(i) > cps.size())
+  if (i < 0 || static_cast<size_t>(i) > cps.size()) {
     return Value::Error("index out of range: " + std::to_string(i));
+  }
   if (static_cast<size_t>(i) == cps.size()) return Value::String("");
   return Value::String(Slice(cps, static_cast<size_t>(i), static_cast<size_t>(i) + 1));
 }
@@ -62,8 +63,9 @@ Value CharAt(const Value* a, EvalContext&) {
 int64_t IndexOfFrom(const std::vector<uint32_t>& s, const std::vector<uint32_t>& sub, size_t from) {
   if (sub.size() > s.size()) return -1;
   for (size_t i = from; i + sub.size() <= s.size(); ++i) {
-    if (std::equal(sub.begin(), sub.end(), s.begin() + static_cast<std::ptrdiff_t>(i)))
+    if (std::equal(sub.begin(), sub.end(), s.begin() + static_cast<std::ptrdiff_t>(i))) {
       return static_cast<int64_t>(i);
+    }
   }
   return -1;
 }
@@ -183,20 +185,24 @@ Value SplitNFn(const Value* a, EvalContext&) {
 Value Substring(const Value* a, EvalContext&) {
   auto cps = DecodeUtf8(a[0].str());
   int64_t start = a[1].int_value();
-  if (start < 0 || static_cast<size_t>(start) > cps.size())
+  if (start < 0 || static_cast<size_t>(start) > cps.size()) {
     return Value::Error("index out of range: " + std::to_string(start));
+  }
   return Value::String(Slice(cps, static_cast<size_t>(start), cps.size()));
 }
 Value Substring2(const Value* a, EvalContext&) {
   auto cps = DecodeUtf8(a[0].str());
   int64_t start = a[1].int_value(), end = a[2].int_value();
-  if (start < 0 || static_cast<size_t>(start) > cps.size())
+  if (start < 0 || static_cast<size_t>(start) > cps.size()) {
     return Value::Error("index out of range: " + std::to_string(start));
-  if (end < 0 || static_cast<size_t>(end) > cps.size())
+  }
+  if (end < 0 || static_cast<size_t>(end) > cps.size()) {
     return Value::Error("index out of range: " + std::to_string(end));
-  if (start > end)
+  }
+  if (start > end) {
     return Value::Error("invalid substring range. start: " + std::to_string(start) +
                         ", end: " + std::to_string(end));
+  }
   return Value::String(Slice(cps, static_cast<size_t>(start), static_cast<size_t>(end)));
 }
 bool IsUnicodeSpace(uint32_t c) {

@@ -151,7 +151,7 @@ std::optional<int64_t> ParseGoDuration(const std::string& s0) {
 int64_t DaysFromCivil(int64_t y, unsigned m, unsigned d) {
   y -= m <= 2;
   const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const unsigned yoe = static_cast<unsigned>(y - era * 400);
+  const auto yoe = static_cast<unsigned>(y - era * 400);
   const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
   const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
   return era * 146097 + static_cast<int64_t>(doe) - 719468;
@@ -160,7 +160,7 @@ int64_t DaysFromCivil(int64_t y, unsigned m, unsigned d) {
 void CivilFromDays(int64_t z, int64_t& y, unsigned& m, unsigned& d) {
   z += 719468;
   const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  const unsigned doe = static_cast<unsigned>(z - era * 146097);
+  const auto doe = static_cast<unsigned>(z - era * 146097);
   const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
   y = static_cast<int64_t>(yoe) + era * 400;
   const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
@@ -277,7 +277,7 @@ std::optional<std::string> DurationLiteralError(const std::string& s) {
 std::optional<std::string> TimestampLiteralError(const std::string& s) {
   auto t = ParseRfc3339(s);
   if (t && t->first >= kMinUnix && t->first <= kMaxUnix) return std::nullopt;
-  return "parsing time \"" + s + "\" as \"2006-01-02T15:04:05Z07:00\": cannot parse";
+  return "parsing time \"" + s + R"(" as "2006-01-02T15:04:05Z07:00": cannot parse)";
 }
 
 namespace {
@@ -301,7 +301,7 @@ Value TimestampFromString(const Value* a, EvalContext&) {
   auto t = ParseRfc3339(a[0].str());
   if (!t) {
     return Value::Error("parsing time \"" + a[0].str() +
-                        "\" as \"2006-01-02T15:04:05Z07:00\": cannot parse");
+                        R"(" as "2006-01-02T15:04:05Z07:00": cannot parse)");
   }
   return TsChecked(t->first, t->second);
 }

@@ -53,7 +53,7 @@ class Value {
   // A null value.
   Value() : kind_(Kind::kNull) { s_.i = 0; }
 
-  static Value Null() { return Value(); }
+  static Value Null() { return {}; }
   static Value Bool(bool b) {
     Value v(Kind::kBool);
     v.s_.b = b;

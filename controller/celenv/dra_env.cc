@@ -387,7 +387,7 @@ MatchResult Selector::Evaluate(const DeviceData& device, uint64_t cost_limit) co
 namespace {
 
 cel::ProgramCache& Programs() {
-  static cel::ProgramCache* cache = new cel::ProgramCache(DraEnv(), 4096);
+  static auto* cache = new cel::ProgramCache(DraEnv(), 4096);
   return *cache;
 }
 

@@ -30,8 +30,9 @@ struct Addr {
   std::array<uint8_t, 16> b{};  // v4 uses b[0..3]
   bool Is4In6() const {
     if (v4) return false;
-    for (int i = 0; i < 10; ++i)
+    for (int i = 0; i < 10; ++i) {
       if (b[i] != 0) return false;
+    }
     return b[10] == 0xff && b[11] == 0xff;
   }
   int Bits() const { return v4 ? 32 : 128; }
@@ -280,8 +281,9 @@ std::optional<Prefix> ParseCIDR(const std::string& s, std::string* err) {
       return fail("bad bits after slash: \"" + bits_s + "\"");
     }
   }
-  if (bits_s.size() > 1 && bits_s[0] == '0')
+  if (bits_s.size() > 1 && bits_s[0] == '0') {
     return fail("bad bits after slash: \"" + bits_s + "\"");
+  }
   int bits = std::stoi(bits_s);
   if (bits > a->Bits()) return fail("prefix length out of range");
   if (a->Is4In6()) {
@@ -313,14 +315,16 @@ Value IPIsCanonical(const Value* a, EvalContext&) {
 Value IPToString(const Value* a, EvalContext&) { return Value::String(AddrString(AsIP(a[0]))); }
 Value IPFamily(const Value* a, EvalContext&) { return Value::Int(AsIP(a[0]).v4 ? 4 : 6); }
 bool IsUnspecified(const Addr& a) {
-  for (int i = 0; i < (a.v4 ? 4 : 16); ++i)
+  for (int i = 0; i < (a.v4 ? 4 : 16); ++i) {
     if (a.b[static_cast<size_t>(i)] != 0) return false;
+  }
   return true;
 }
 bool IsLoopback(const Addr& a) {
   if (a.v4) return a.b[0] == 127;
-  for (int i = 0; i < 15; ++i)
+  for (int i = 0; i < 15; ++i) {
     if (a.b[static_cast<size_t>(i)] != 0) return false;
+  }
   return a.b[15] == 1;
 }
 bool IsMulticast(const Addr& a) { return a.v4 ? (a.b[0] & 0xf0) == 0xe0 : a.b[0] == 0xff; }
@@ -394,7 +398,7 @@ uint64_t StrCost2(const Value* a, size_t, const Value&) {
 uint64_t ContainsIPCost(const Value* a, size_t, const Value&) {
   // Kubernetes estimator: the CIDR is a unit-size value (actualSize 1).
   uint64_t cidr = cel::ActualSize(a[0]);
-  uint64_t c = static_cast<uint64_t>(std::ceil(static_cast<double>(cidr + cidr) * 0.1));
+  auto c = static_cast<uint64_t>(std::ceil(static_cast<double>(cidr + cidr) * 0.1));
   if (a[1].kind() == Kind::kString) {
     c += static_cast<uint64_t>(std::ceil(static_cast<double>(cel::ActualSize(a[1])) * 0.1));
   }

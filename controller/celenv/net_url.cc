@@ -90,8 +90,9 @@ std::optional<Url> ParseRequestURI(const std::string& raw, std::string* err) {
         return std::nullopt;
       }
       u.scheme = raw.substr(0, i);
-      for (char& ch : u.scheme)
+      for (char& ch : u.scheme) {
         ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+      }
       rest = raw.substr(i + 1);
     }
     break;

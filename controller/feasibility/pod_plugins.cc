@@ -236,15 +236,15 @@ class InterPodAffinity : public Plugin {
       if (it == labels.end()) continue;
       auto c = anti_counts_.find({t.key, it->second});
       if (c != anti_counts_.end() && c->second > 0) {
-        return Rejection("node(s) didn't match pod anti-affinity rules",
-                         "pod anti-affinity with " + anti_who_.at(c->first));
+        return {"node(s) didn't match pod anti-affinity rules",
+                "pod anti-affinity with " + anti_who_.at(c->first)};
       }
     }
     for (const auto& [k, v] : labels) {
       auto c = existing_anti_counts_.find({k, v});
       if (c != existing_anti_counts_.end() && c->second > 0) {
-        return Rejection("node(s) didn't satisfy existing pods anti-affinity rules",
-                         "anti-affinity of existing pod " + existing_anti_who_.at(c->first));
+        return {"node(s) didn't satisfy existing pods anti-affinity rules",
+                "anti-affinity of existing pod " + existing_anti_who_.at(c->first)};
       }
     }
     return "";

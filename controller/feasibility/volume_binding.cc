@@ -143,8 +143,9 @@ class VolumeBinding : public Plugin {
       if (pv->spec.storage_class_name != cls || chosen.count(name)) continue;
       if (Storage(pv->spec.capacity).Compare(want) < 0) continue;
       if (pv->spec.volume_mode.value_or("Filesystem") !=
-          pvc.spec.volume_mode.value_or("Filesystem"))
+          pvc.spec.volume_mode.value_or("Filesystem")) {
         continue;
+      }
       bool affinity_ok = PvNodeAffinityMatches(*pv, node);
       const auto& ref = pv->spec.claim_ref;
       if (ref && ref->name == pvc.metadata.name && ref->namespace_ == pvc.metadata.namespace_ &&
@@ -208,10 +209,11 @@ class VolumeZone : public Plugin {
       if (!pvc) return PreResult::Reject("persistentvolumeclaim \"" + claim + "\" not found");
       if (pvc->spec.volume_name.empty()) {
         std::string cls = ClaimClass(*pvc);
-        if (cls.empty())
+        if (cls.empty()) {
           return PreResult::Reject(
               "PersistentVolumeClaim had no pv name and "
               "storageClass name");
+        }
         const auto* sc = c.snapshot->FindStorageClass(cls);
         if (!sc) return PreResult::Reject("StorageClass \"" + cls + "\" not found");
         if (sc->volume_binding_mode.value_or("") == "WaitForFirstConsumer") continue;

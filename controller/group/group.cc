@@ -80,8 +80,9 @@ const api::DeviceAttribute* Lookup(const api::Device& d, const std::string& driv
 // The value as text and as a CEL literal; nullopt for kinds that do not form domains (the
 // first member set decides, in the allocator's order: int, bool, string, then the others).
 std::optional<std::pair<std::string, std::string>> Value(const api::DeviceAttribute& a) {
-  if (a.int_value)
+  if (a.int_value) {
     return std::make_pair(std::to_string(*a.int_value), std::to_string(*a.int_value));
+  }
   if (a.bool_value) {
     std::string v = *a.bool_value ? "true" : "false";
     return std::make_pair(v, v);

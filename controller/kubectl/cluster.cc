@@ -46,7 +46,7 @@ const std::vector<ClusterKind>& ClusterKinds() {
 std::string DescribeListError(const ClusterKind& k, const Status& s, const std::string& host) {
   const std::string what = "cannot list " + Resource(k.gvr) + " at the cluster scope";
   if (k8s::IsForbidden(s)) {
-    return what + ": forbidden; kubectl draco needs RBAC verb \"list\" on resource \"" +
+    return what + R"(: forbidden; kubectl draco needs RBAC verb "list" on resource ")" +
            k.gvr.resource + "\" in API group \"" + k.gvr.group +
            "\" cluster-wide (check with: kubectl auth can-i list " + Resource(k.gvr) +
            " --all-namespaces)";
@@ -58,8 +58,9 @@ std::string DescribeListError(const ClusterKind& k, const Status& s, const std::
     return what + ": the API server does not serve " + k.gvr.group + "/" + k.gvr.version + " " +
            k.gvr.resource + " (DRA needs Kubernetes 1.34 or later with resource.k8s.io/v1)";
   }
-  if (k8s::IsTransportError(s))
+  if (k8s::IsTransportError(s)) {
     return what + ": cannot reach the API server at " + host + ": " + s.message();
+  }
   auto api = k8s::ApiError::FromStatus(s);
   return what + ": " + (api ? api->message : s.message());
 }

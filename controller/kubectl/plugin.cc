@@ -130,8 +130,9 @@ int Connect(Flags& f, Source& source, std::unique_ptr<k8s::RestClient>& owned, s
 }
 
 StatusOr<simulate::Document> Snapshot(const Source& source, std::ostream& err) {
-  if (!source.fixed_document.empty())
+  if (!source.fixed_document.empty()) {
     return simulate::Document{"the cluster", source.fixed_document};
+  }
   return FetchCluster(*source.client, source.host, err);
 }
 

@@ -249,7 +249,7 @@ void PrintPoolsText(const PoolsReport& r, bool wide, std::ostream& out) {
   std::vector<std::vector<std::string>> rows;
   std::vector<std::string> head = {"DRIVER",    "POOL", "NODE",   "DEVICES",
                                    "ALLOCATED", "FREE", "TAINTED"};
-  if (wide) head.push_back("CAPACITY USED/TOTAL");
+  if (wide) head.emplace_back("CAPACITY USED/TOTAL");
   rows.push_back(head);
   for (const auto& p : r.pools) {
     std::vector<std::string> row = {p.driver,

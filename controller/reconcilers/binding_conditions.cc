@@ -152,8 +152,9 @@ std::optional<StatusOr<Result>> Controller::HoldForBindingConditions(const api::
                       "gated until its devices are ready to bind)";
     events_.Record(pod_target, "Warning", reason, msg);
     events_.Record(claim_target, "Warning", reason, msg);
-    if (metrics_)
+    if (metrics_) {
       metrics_->IncBindingConditionsDeallocation(check.state == BindingState::kTimedOut);
+    }
     spdlog::info("pod {}/{}: {}", ns, pod.metadata.name, msg);
   }
   if (deallocated) {
@@ -162,7 +163,7 @@ std::optional<StatusOr<Result>> Controller::HoldForBindingConditions(const api::
     // parked on the freed devices or namespace budget: the pod that lost its device comes first.
     // (The new allocation has no device status and a fresh timestamp: it is pending, so this
     // does not recurse again.)
-    return StatusOr<Result>(SyncPod(ns, pod.metadata.name));
+    return static_cast<StatusOr<Result>>(SyncPod(ns, pod.metadata.name));
   }
   if (pending.empty()) return std::nullopt;
   events_.Record(pod_target, "Normal", "BindingConditionsPending",

@@ -129,8 +129,9 @@ std::optional<StatusOr<Result>> Controller::DeleteClaimOfFinishedOwner(
       }
     }
     Status st = writer_.DeleteClaim(ns, name, claim.metadata.uid);
-    if (!st.ok() && !k8s::IsNotFound(st))
+    if (!st.ok() && !k8s::IsNotFound(st)) {
       return StatusOr<Result>(WriteError(st, "delete claim " + name));
+    }
     // Gone unless another finalizer holds it: then later events still deserve a sync.
     if (std::ranges::all_of(claim.metadata.finalizers,
                             [](const std::string& f) { return f == kDeleteProtectionFinalizer; })) {
@@ -156,8 +157,9 @@ StatusOr<ClaimPtr> Controller::DropReservations(
     c.status.devices.clear();
   }
   auto updated = writer_.UpdateClaimStatus(c);
-  if (!updated.ok())
+  if (!updated.ok()) {
     return WriteError(updated.status(), "update reservedFor of " + ns + "/" + name);
+  }
   cache_.AssumeClaim(*updated);
   ClaimPtr now = *updated;
   if (!now->status.allocation && HasFinalizer(now->metadata, kDeleteProtectionFinalizer) &&

@@ -112,7 +112,7 @@ api::ResourceClaim ClaimFromTemplate(const api::Pod& pod, const api::PodResource
   owner.uid = pod.metadata.uid;
   owner.controller = true;
   c.metadata.owner_references.push_back(std::move(owner));
-  if (with_finalizer) c.metadata.finalizers.push_back(std::string(kDeleteProtectionFinalizer));
+  if (with_finalizer) c.metadata.finalizers.emplace_back(kDeleteProtectionFinalizer);
   c.spec = tmpl.spec.spec;
   return c;
 }

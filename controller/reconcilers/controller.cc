@@ -435,8 +435,9 @@ StatusOr<Result> Controller::AllocateForPod(const api::Pod& pod, const PodClaims
       if (metrics_) metrics_->ObserveAllocation(metrics::AllocationResult::kSuccess, secs);
       node = resp.node;
       for (const auto& r : resp.results) pin = pin || SelectsOnlyNode(r.node_selector, node);
-      for (const auto& c : allocated)
+      for (const auto& c : allocated) {
         pin = pin || SelectsOnlyNode(c->status.allocation->node_selector, node);
+      }
       pin = pin && may_pin;
       if (pc.planned_extended) resp.results.pop_back();  // kube-scheduler writes that one
       for (const auto& c : to_allocate) allocating_.insert(ClaimKey(*c));
@@ -446,7 +447,7 @@ StatusOr<Result> Controller::AllocateForPod(const api::Pod& pod, const PodClaims
       std::vector<std::optional<api::ResourceClaimConsumerReference>> reserve;
       for (size_t i = 0; pin && i < pc.claims.size(); ++i) {
         if (std::ranges::find(to_allocate, pc.claims[i]) != to_allocate.end()) {
-          reserve.push_back(pc.bind_to[i]);
+          reserve.emplace_back(pc.bind_to[i]);
         }
       }
       Status st = WriteAllocations(reserve, to_allocate, resp.results);
@@ -470,8 +471,9 @@ StatusOr<Result> Controller::AllocateForPod(const api::Pod& pod, const PodClaims
     if (planned.empty()) cache_.NominatePod(pod_key, node);
   }
   if (to_allocate.empty()) {
-    for (const auto& c : allocated)
+    for (const auto& c : allocated) {
       pin = pin || SelectsOnlyNode(c->status.allocation->node_selector, node);
+    }
     pin = pin && may_pin;
   }
   if (options_.binding_conditions && !to_allocate.empty()) {
@@ -535,7 +537,7 @@ Status Controller::WriteAllocations(
   for (size_t i = 0; i < claims.size(); ++i) {
     api::ResourceClaim c = *claims[i];
     if (!HasFinalizer(c.metadata, kDeleteProtectionFinalizer)) {
-      c.metadata.finalizers.push_back(std::string(kDeleteProtectionFinalizer));
+      c.metadata.finalizers.emplace_back(kDeleteProtectionFinalizer);
       auto updated = writer_.UpdateClaim(c);
       if (!updated.ok()) return WriteError(updated.status(), "add finalizer to " + ClaimKey(c));
       c = **updated;

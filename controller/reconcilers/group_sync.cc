@@ -133,7 +133,7 @@ StatusOr<Result> Controller::AllocateGroup(const api::Pod& pod, const PodClaims&
     }
     return Result{};
   }
-  const size_t min = static_cast<size_t>(g.min_members);
+  const auto min = static_cast<size_t>(g.min_members);
   const size_t need = min > released ? min - released : 0;
 
   std::unique_lock<std::mutex> l(alloc_mu_);
@@ -306,7 +306,7 @@ StatusOr<Result> Controller::CommitGroup(const group::GroupRef& g,
     std::vector<std::optional<api::ResourceClaimConsumerReference>> reserve;
     for (size_t k = 0; m.pin && k < m.claims.claims.size(); ++k) {
       if (std::ranges::find(m.to_allocate, m.claims.claims[k]) != m.to_allocate.end()) {
-        reserve.push_back(m.claims.bind_to[k]);
+        reserve.emplace_back(m.claims.bind_to[k]);
       }
     }
     st = WriteAllocations(reserve, m.to_allocate, m.results);

@@ -29,7 +29,7 @@ std::string QueueKey(std::string_view kind, std::string_view ns, std::string_vie
 }
 
 Status TerminalError(std::string message) {
-  return Status(StatusCode::kFailedPrecondition, "terminal: " + std::move(message));
+  return {StatusCode::kFailedPrecondition, "terminal: " + std::move(message)};
 }
 
 bool IsTerminalError(const Status& s) {

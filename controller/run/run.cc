@@ -1,7 +1,6 @@
 #include "controller/run/run.h"
 
 #include <pthread.h>
-#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -9,6 +8,7 @@
 #include <cctype>
 #include <charconv>
 #include <condition_variable>
+#include <csignal>
 #include <cstdlib>
 #include <iostream>
 #include <mutex>
@@ -352,7 +352,7 @@ std::string FlagUsage() {
   u += "  --health-probe-bind-address ADDR   /healthz, /readyz (default " +
        d.health_probe_bind_address + "; 0 = off)\n";
   u += "  --kube-api-qps N                   client QPS (default " +
-       std::to_string(int(d.kube_api_qps)) + ")\n";
+       std::to_string(static_cast<int>(d.kube_api_qps)) + ")\n";
   u += "  --kube-api-burst N                 client burst (default " +
        std::to_string(d.kube_api_burst) + ")\n";
   u += "  --workers N                        reconcile workers (default " +

@@ -201,8 +201,9 @@ void PrintAllocation(const api::ResourceClaim& c, const api::AllocationResult& r
   if (r.node_selector) {
     std::string ns;
     for (const auto& t : r.node_selector->node_selector_terms) {
-      for (const auto& e : t.match_fields)
+      for (const auto& e : t.match_fields) {
         ns += " " + e.key + " " + e.operator_ + " " + (e.values.empty() ? "" : e.values[0]);
+      }
       for (const auto& e : t.match_expressions) {
         ns += " " + e.key + " " + e.operator_;
         for (const auto& v : e.values) ns += " " + v;
@@ -234,11 +235,11 @@ std::vector<const api::Node*> Candidates(const Simulation& sim, const Group& g,
   feasibility::NodeFilterResult r = feasibility::FilterNodes(pod, snap, allocated);
   std::vector<const api::Node*> out;
   size_t next = 0;  // r.fit keeps the nodes' order
-  for (size_t i = 0; i < snap.nodes.size(); ++i) {
-    if (next < r.fit.size() && r.fit[next] == snap.nodes[i]) {
-      out.push_back(snap.nodes[i].get());  // shared with sim.in.cluster
+  for (auto& node : snap.nodes) {
+    if (next < r.fit.size() && r.fit[next] == node) {
+      out.push_back(node.get());  // shared with sim.in.cluster
       ++next;
-    } else if (auto it = r.why.find(snap.nodes[i]->metadata.name); it != r.why.end()) {
+    } else if (auto it = r.why.find(node->metadata.name); it != r.why.end()) {
       filtered->push_back(it->first + ": " + it->second);
     }
   }

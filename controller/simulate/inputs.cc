@@ -215,8 +215,9 @@ void NodesFromSlices(Inputs* in) {
 // before draco sees them); OK for other kinds.
 Status Validate(const api::Manifest& m) {
   api::FieldErrors errors;
-  if (const auto* o = std::get_if<api::DeviceClass>(&m.object))
+  if (const auto* o = std::get_if<api::DeviceClass>(&m.object)) {
     errors = api::ValidateDeviceClass(*o);
+  }
   if (const auto* o = std::get_if<api::ResourceClaim>(&m.object)) {
     errors = api::ValidateResourceClaim(*o);
   }

@@ -71,7 +71,7 @@ std::string LeaseBody(const Document* base, const LeaderElectionConfig& cfg, con
 
 std::string FormatMicroTime(std::chrono::system_clock::time_point t) {
   auto us = std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch()).count();
-  std::time_t secs = static_cast<std::time_t>(us / 1000000);
+  auto secs = static_cast<std::time_t>(us / 1000000);
   std::tm tm{};
   gmtime_r(&secs, &tm);
   char buf[64];

@@ -38,7 +38,7 @@ class NoopProvider final : public MetricsProvider {
 }  // namespace
 
 MetricsProvider& NoopMetricsProvider() {
-  static NoopProvider* provider = new NoopProvider();  // NOLINT(cppcoreguidelines-owning-memory)
+  static auto* provider = new NoopProvider();  // NOLINT(cppcoreguidelines-owning-memory)
   return *provider;
 }
 
