@@ -1,5 +1,9 @@
 #include "base/status.h"
 
+#include <string.h>
+
+#include <array>
+
 namespace draco {
 
 std::string_view StatusCodeName(StatusCode code) {
@@ -56,6 +60,12 @@ Status Status::WithPrefix(std::string_view prefix) const {
   m += ": ";
   m += message_;
   return {code_, std::move(m)};
+}
+
+std::string ErrnoMessage(int errnum) {
+  std::array<char, 256> buf{};
+  // GNU strerror_r returns the message, either in `buf` or in a static string.
+  return strerror_r(errnum, buf.data(), buf.size());
 }
 
 }  // namespace draco

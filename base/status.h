@@ -98,6 +98,10 @@ inline Status CancelledError(std::string m) { return {StatusCode::kCancelled, st
 inline Status OutOfRangeError(std::string m) { return {StatusCode::kOutOfRange, std::move(m)}; }
 inline Status UnknownError(std::string m) { return {StatusCode::kUnknown, std::move(m)}; }
 
+// The text of the C library error number `errnum` (errno, or a pthread return code), like
+// strerror but safe to call from any thread; "Unknown error N" for numbers it does not know.
+std::string ErrnoMessage(int errnum);
+
 // Holds either a T or a non-OK Status. Constructing from an OK Status is a programming error and
 // is turned into an INTERNAL error rather than undefined behaviour.
 template <typename T>

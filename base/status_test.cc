@@ -1,5 +1,6 @@
 #include "base/status.h"
 
+#include <cerrno>
 #include <memory>
 #include <string>
 
@@ -58,6 +59,18 @@ TEST(StatusOrTest, HoldsMoveOnly) {
   std::unique_ptr<int> p = std::move(r).value();
   EXPECT_EQ(*p, 7);
   EXPECT_EQ(StatusOr<std::string>(UnavailableError("x")).value_or("d"), "d");
+}
+
+}  // namespace
+}  // namespace draco
+
+namespace draco {
+namespace {
+
+TEST(ErrnoMessageTest, NamesTheError) {
+  EXPECT_EQ(ErrnoMessage(ENOENT), "No such file or directory");
+  EXPECT_EQ(ErrnoMessage(EAGAIN), "Resource temporarily unavailable");
+  EXPECT_EQ(ErrnoMessage(99999), "Unknown error 99999");
 }
 
 }  // namespace

@@ -162,7 +162,7 @@ StatusOr<ExecCredential> RunExecPlugin(const ExecConfig& exec, const std::string
                                        const std::string& ca_pem) {
   int out_pipe[2];
   if (pipe2(out_pipe, O_CLOEXEC) != 0) {
-    return InternalError(std::string("exec plugin: pipe: ") + std::strerror(errno));
+    return InternalError(std::string("exec plugin: pipe: ") + ErrnoMessage(errno));
   }
   std::vector<std::string> env_strings;
   for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
@@ -191,7 +191,7 @@ StatusOr<ExecCredential> RunExecPlugin(const ExecConfig& exec, const std::string
   if (rc != 0) {
     close(out_pipe[0]);
     return FailedPreconditionError("exec plugin: cannot run " + exec.command + ": " +
-                                   std::strerror(rc));
+                                   ErrnoMessage(rc));
   }
   std::string output;
   char buf[4096];

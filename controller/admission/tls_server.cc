@@ -148,11 +148,11 @@ StatusOr<std::unique_ptr<TlsServer>> TlsServer::Start(const std::string& bind_ad
   signal(SIGPIPE, SIG_IGN);
   std::unique_ptr<TlsServer> s(new TlsServer());
   s->listen_fd_ = socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (s->listen_fd_ < 0) return UnavailableError("socket: " + std::string(strerror(errno)));
+  if (s->listen_fd_ < 0) return UnavailableError("socket: " + ErrnoMessage(errno));
   int one = 1;
   setsockopt(s->listen_fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
   if (bind(s->listen_fd_, res->ai_addr, res->ai_addrlen) != 0 || listen(s->listen_fd_, 128) != 0) {
-    std::string err = strerror(errno);
+    std::string err = ErrnoMessage(errno);
     return UnavailableError("cannot listen on " + bind_address + ": " + err);
   }
   sockaddr_storage bound{};
@@ -330,13 +330,13 @@ StatusOr<HttpReply> TlsRequest(const std::string& host, int port, const std::str
   }
   std::unique_ptr<addrinfo, void (*)(addrinfo*)> guard(res, freeaddrinfo);
   int fd = socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return UnavailableError("socket: " + std::string(strerror(errno)));
+  if (fd < 0) return UnavailableError("socket: " + ErrnoMessage(errno));
   std::unique_ptr<int, void (*)(int*)> fd_guard(&fd, [](int* f) { close(*f); });
   timeval tv{timeout_ms / 1000, (timeout_ms % 1000) * 1000};
   setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
   setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
   if (connect(fd, res->ai_addr, res->ai_addrlen) != 0) {
-    return UnavailableError("connect " + host + ":" + port_s + ": " + strerror(errno));
+    return UnavailableError("connect " + host + ":" + port_s + ": " + ErrnoMessage(errno));
   }
   std::unique_ptr<SSL_CTX, decltype(&SSL_CTX_free)> ctx(SSL_CTX_new(TLS_client_method()),
                                                         SSL_CTX_free);
