@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
-# Static analysis (issue #16; not yet run by scripts/test.sh, see README "Development"): clang-tidy with the repository's .clang-tidy (the house
-# style's list of checks, ../shared/reference/aesthetics.md) over every production C++ source and
-# the project headers it includes (HeaderFilterRegex), using the build's compile_commands.json.
-# Any warning fails the check, named with file:line and the check; readability-function-size
-# enforces the 120-line function limit. Test, fuzz and benchmark sources are not analysed: gtest
-# and benchmark macros trip ownership and naming checks by design.
+# Static analysis, run by scripts/test.sh (issue #16): clang-tidy with the repository's .clang-tidy
+# (the house style's list of checks, ../shared/reference/aesthetics.md, clang-analyzer included)
+# over every production C++ source and the project headers it includes (HeaderFilterRegex), using
+# the build's compile_commands.json. Any warning fails the check, named with file:line and the
+# check; readability-function-size enforces the 120-line function limit. Test, fuzz and benchmark
+# sources are not analysed: gtest and benchmark macros trip ownership and naming checks by design.
+#
+# clang-tidy costs 20-40 CPU seconds per source here, so clean results are remembered under
+# $DRACO_TIDY_CACHE (default ~/.cache/draco/tidy; empty: no cache), keyed by everything the result
+# depends on (scripts/tidy-keys.py: tool version, .clang-tidy, compile command, and the content of
+# the source and every file it includes). Only sources whose key has no clean result are analysed;
+# findings are never cached. The build must be up to date (the keys read ninja's dependency record).
 # Usage: scripts/check-tidy.sh BUILD_DIR [FILE...]   (FILE...: only these sources)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,18 +23,54 @@ else
   mapfile -t sources < <(git ls-files 'base/*.cc' 'controller/*.cc' 'k8sclient/*.cc' |
     grep -v -E '_(test|fuzz|bench)\.cc$|/testing/|testing_')
 fi
-out=$(mktemp)
-trap 'rm -f "$out"' EXIT
-# One file per clang-tidy process keeps the parallelism even; --quiet drops the suppressed counts.
 # -Wno-ambiguous-reversed-operator: clang (not GCC) warns, as an error under -Werror, that C++20
 # finds RapidJSON's member-iterator `!=` ambiguous with its reversed form; the defect is in
 # RapidJSON's header (non-const operator templates), not in our comparisons of its iterators.
-printf '%s\n' "${sources[@]}" | xargs -P"${DRACO_JOBS:-$(nproc)}" -n1 clang-tidy -p "$BUILD" \
-  --quiet --extra-arg=-Wno-ambiguous-reversed-operator >"$out" 2>/dev/null || true
-warnings=$(grep -E '(warning|error): .*\[[a-z0-9.,-]+\]$' "$out" | sed "s|^$PWD/||" | sort -u || true)
+EXTRA=--extra-arg=-Wno-ambiguous-reversed-operator
+CACHE=${DRACO_TIDY_CACHE-$HOME/.cache/draco/tidy}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+todo=()
+declare -A key_of=()
+if [[ -n $CACHE ]]; then
+  mkdir -p "$CACHE"
+  while read -r key src; do
+    if [[ $key != none && -f $CACHE/$key ]]; then continue; fi
+    key_of[$src]=$key
+    todo+=("$src")
+  done < <(scripts/tidy-keys.py "$BUILD" "$EXTRA" "${sources[@]}")
+else
+  todo=("${sources[@]}")
+fi
+echo "tidy: ${#sources[@]} sources, $((${#sources[@]} - ${#todo[@]})) clean in the cache," \
+  "${#todo[@]} to analyse"
+
+# One source per clang-tidy process keeps the parallelism even; --quiet drops the suppressed
+# counts. Each source's output goes to its own file, so a clean one can be remembered.
+if ((${#todo[@]})); then
+  for i in "${!todo[@]}"; do printf '%s\0%s\0' "${todo[$i]}" "$work/$i.out"; done |
+    xargs -0 -n2 -P"${DRACO_JOBS:-$(nproc)}" sh -c \
+      'clang-tidy -p "$0" --quiet "$1" "$2" >"$3" 2>"$3.err"; echo $? >"$3.rc"' "$BUILD" "$EXTRA"
+fi
+pattern='(warning|error): .*\[[a-z0-9.,-]+\]$'
+for i in "${!todo[@]}"; do
+  out=$work/$i.out
+  [[ -f $out.rc ]] || { echo "tidy: clang-tidy did not run on ${todo[$i]}" >&2; exit 1; }
+  grep -q -E "$pattern" "$out" && continue
+  # No finding: a non-zero exit then means clang-tidy itself failed (crash, unreadable input).
+  if [[ $(<"$out.rc") != 0 ]]; then
+    echo "tidy: clang-tidy failed on ${todo[$i]} (exit $(<"$out.rc")):" >&2
+    tail -5 "$out.err" >&2
+    exit 1
+  fi
+  key=${key_of[${todo[$i]}]:-none}
+  if [[ -n $CACHE && $key != none ]]; then touch "$CACHE/$key"; fi
+done
+warnings=$(cat "$work"/*.out 2>/dev/null | grep -E "$pattern" | sed "s|^$PWD/||" | sort -u || true)
 if [[ -n $warnings ]]; then
   echo "$warnings" >&2
-  echo "tidy: $(wc -l <<<"$warnings") finding(s) in ${#sources[@]} sources; by check:" >&2
+  echo "tidy: $(wc -l <<<"$warnings") finding(s) in ${#todo[@]} analysed sources; by check:" >&2
   grep -o '\[[a-z0-9.,-]*\]$' <<<"$warnings" | sort | uniq -c | sort -rn >&2
   exit 1
 fi

@@ -6,7 +6,7 @@ pkgs=(
   build-essential cmake ninja-build pkg-config git curl ca-certificates openssl
   libcpprest-dev libssl-dev libboost-system-dev rapidjson-dev prometheus-cpp-dev libspdlog-dev
   libfmt-dev libgtest-dev libgmock-dev libyaml-cpp-dev libre2-dev libbenchmark-dev
-  clang clang-format clang-tidy libclang-rt-14-dev
+  clang clang-format clang-tidy libclang-rt-14-dev python3
   golang-go
 )
 missing=()
