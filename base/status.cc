@@ -1,8 +1,7 @@
 #include "base/status.h"
 
-#include <string.h>
-
 #include <array>
+#include <cstring>
 
 namespace draco {
 
