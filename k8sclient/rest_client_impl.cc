@@ -3,6 +3,7 @@
 // rest_client_helpers.cc.
 #include "k8sclient/rest_client_impl.h"
 
+#include <array>
 #include <atomic>
 #include <deque>
 #include <exception>
@@ -314,9 +315,9 @@ class RestClientImpl final : public RestClient {
         out.push_back('\\');
         out.push_back(c);
       } else if (static_cast<unsigned char>(c) < 0x20) {
-        char esc[8];
-        std::snprintf(esc, sizeof(esc), "\\u%04x", c);
-        out += esc;
+        std::array<char, 8> esc{};
+        std::snprintf(esc.data(), esc.size(), "\\u%04x", c);
+        out += esc.data();
       } else {
         out.push_back(c);
       }
@@ -387,7 +388,12 @@ class RestClientImpl final : public RestClient {
   static std::string JoinAsHeaderLines(const std::string& name,
                                        const std::vector<std::string>& values) {
     std::string out = values[0];
-    for (size_t i = 1; i < values.size(); ++i) out += "\r\n" + name + ": " + values[i];
+    for (size_t i = 1; i < values.size(); ++i) {
+      out += "\r\n";
+      out += name;
+      out += ": ";
+      out += values[i];
+    }
     return out;
   }
 
