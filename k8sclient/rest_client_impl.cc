@@ -39,7 +39,7 @@ namespace client = web::http::client;
 constexpr std::chrono::seconds kDefaultWatchInactivity{3600};
 // Slack on top of the server-side watch timeout before the client gives up on a silent stream.
 constexpr std::chrono::seconds kWatchTimeoutSlack{60};
-constexpr size_t kWatchReadBytes = 64 * 1024;
+constexpr size_t kWatchReadBytes = size_t{64} * 1024;
 
 using rest_internal::AddPemCertsToStore;
 using rest_internal::AppendListOptions;
@@ -70,6 +70,8 @@ class WatcherImpl final : public Watcher {
       : http_(std::move(http)), cts_(std::move(cts)), response_(std::move(response)) {}
 
   ~WatcherImpl() override { Stop(); }
+  WatcherImpl(const WatcherImpl&) = delete;
+  WatcherImpl& operator=(const WatcherImpl&) = delete;
 
   StatusOr<std::optional<WatchEvent>> Next() override {
     std::vector<uint8_t> buf(kWatchReadBytes);
