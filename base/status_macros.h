@@ -15,10 +15,14 @@
     if (!draco_status_tmp_.ok()) return draco_status_tmp_; \
   } while (0)
 
+// `tmp` is a generated name and `lhs` may be a declaration ("auto x"); parentheses around either
+// would not compile.
+// NOLINTBEGIN(bugprone-macro-parentheses): tmp and lhs are declarators, not expressions
 #define DRACO_ASSIGN_OR_RETURN_IMPL_(tmp, lhs, expr) \
   auto tmp = (expr);                                 \
   if (!tmp.ok()) return tmp.status();                \
   lhs = std::move(tmp).value()
+// NOLINTEND(bugprone-macro-parentheses)
 
 #define DRACO_ASSIGN_OR_RETURN(lhs, expr) \
   DRACO_ASSIGN_OR_RETURN_IMPL_(DRACO_STATUS_CONCAT_(draco_statusor_, __LINE__), lhs, expr)

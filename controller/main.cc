@@ -4,6 +4,7 @@
 //   draco simulate -f FILE|DIR   allocate manifests offline, print allocations and explanations
 //   draco explain -f FILE|DIR (CLAIM | pod/NAME)   print the allocation funnel of a claim or pod
 //   kubectl-draco explain|pools|simulate   the kubectl plugin (this binary under that name)
+#include <array>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
@@ -28,14 +29,14 @@ struct Subcommand {
 };
 
 // Register new subcommands here (e.g. "run" for the controller).
-constexpr Subcommand kSubcommands[] = {
+constexpr auto kSubcommands = std::to_array<Subcommand>({
     {"simulate", draco::simulate::SimulateMain,
      "allocate kubectl-style manifests offline (exit 0 all allocated, 1 some not, 2 input error)"},
     {"explain", draco::simulate::ExplainMain, "explain the allocation of one claim"},
 #ifdef DRACO_HAVE_RUN
     {"run", draco::run::RunMain, "run the controller against a cluster (see draco run --help)"},
 #endif
-};
+});
 
 // glibc gives each thread that allocates concurrently its own malloc arena (up to 8 per core).
 // `draco run` has dozens of threads (workers, informers, HTTP, cpprestsdk's pool); with an arena
@@ -45,6 +46,7 @@ constexpr Subcommand kSubcommands[] = {
 void LimitMallocArenas() {
 #ifdef __GLIBC__
   constexpr int kMallocArenas = 2;
+  // NOLINTNEXTLINE(concurrency-mt-unsafe): getenv and mallopt at start-up, before threads start
   if (std::getenv("MALLOC_ARENA_MAX") == nullptr) mallopt(M_ARENA_MAX, kMallocArenas);
 #endif
 }

@@ -13,7 +13,7 @@ std::string Str(const rapidjson::Value& obj, const char* field) {
   if (!obj.IsObject()) return {};
   auto it = obj.FindMember(field);
   if (it == obj.MemberEnd() || !it->value.IsString()) return {};
-  return std::string(it->value.GetString(), it->value.GetStringLength());
+  return {it->value.GetString(), it->value.GetStringLength()};
 }
 
 int Int(const rapidjson::Value& obj, const char* field) {
@@ -202,7 +202,8 @@ std::optional<ApiError> ApiError::FromStatus(const Status& status) {
   const std::string& m = status.message();
   size_t pos = m.rfind(kTailMarker);
   if (pos == std::string::npos) return std::nullopt;
-  std::string_view tail = std::string_view(m).substr(pos + kTailMarker.size());
+  const std::string_view message = m;
+  std::string_view tail = message.substr(pos + kTailMarker.size());
   rapidjson::Document d;
   d.Parse(tail.data(), tail.size());
   if (d.HasParseError() || !d.IsObject()) return std::nullopt;

@@ -4,10 +4,13 @@
 #include <spawn.h>
 #include <unistd.h>
 
+#include <array>
 #include <cctype>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <ctime>
+#include <string_view>
 #include <vector>
 
 #include <rapidjson/document.h>
@@ -32,7 +35,7 @@ std::string Str(const rapidjson::Value& obj, const char* field) {
   if (!obj.IsObject()) return {};
   auto it = obj.FindMember(field);
   if (it == obj.MemberEnd() || !it->value.IsString()) return {};
-  return std::string(it->value.GetString(), it->value.GetStringLength());
+  return {it->value.GetString(), it->value.GetStringLength()};
 }
 
 std::string ExecInfoJson(const ExecConfig& exec, const std::string& server,
@@ -55,7 +58,7 @@ std::string ExecInfoJson(const ExecConfig& exec, const std::string& server,
     w.String(server.c_str());
     if (!ca_pem.empty()) {
       // certificate-authority-data is base64 in the wire format.
-      static constexpr char kAlphabet[] =
+      static constexpr std::string_view kAlphabet =
           "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
       std::string b64;
       size_t i = 0;
@@ -80,7 +83,7 @@ std::string ExecInfoJson(const ExecConfig& exec, const std::string& server,
   }
   w.EndObject();
   w.EndObject();
-  return std::string(buf.GetString(), buf.GetSize());
+  return {buf.GetString(), buf.GetSize()};
 }
 
 }  // namespace
@@ -97,7 +100,7 @@ StatusOr<std::chrono::system_clock::time_point> ParseRfc3339(const std::string& 
     ++pos;
     while (pos < s.size() && std::isdigit(static_cast<unsigned char>(s[pos]))) ++pos;
   }
-  long offset = 0;
+  int64_t offset = 0;
   if (pos < s.size() && (s[pos] == 'Z' || s[pos] == 'z')) {
     ++pos;
   } else if (pos < s.size() && (s[pos] == '+' || s[pos] == '-')) {
@@ -105,7 +108,7 @@ StatusOr<std::chrono::system_clock::time_point> ParseRfc3339(const std::string& 
     if (std::sscanf(s.c_str() + pos + 1, "%2d:%2d", &oh, &om) != 2) {
       return InvalidArgumentError("bad RFC 3339 offset: " + s);
     }
-    offset = (s[pos] == '+' ? 1 : -1) * (oh * 3600L + om * 60L);
+    offset = (s[pos] == '+' ? 1 : -1) * (oh * int64_t{3600} + om * int64_t{60});
     pos += 6;
   } else {
     return InvalidArgumentError("RFC 3339 timestamp without zone: " + s);
@@ -160,22 +163,29 @@ StatusOr<ExecCredential> ParseExecCredential(const std::string& json,
 
 StatusOr<ExecCredential> RunExecPlugin(const ExecConfig& exec, const std::string& server,
                                        const std::string& ca_pem) {
-  int out_pipe[2];
-  if (pipe2(out_pipe, O_CLOEXEC) != 0) {
+  std::array<int, 2> out_pipe{};
+  if (pipe2(out_pipe.data(), O_CLOEXEC) != 0) {
     return InternalError(std::string("exec plugin: pipe: ") + ErrnoMessage(errno));
   }
   std::vector<std::string> env_strings;
   for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
     if (std::strncmp(*e, "KUBERNETES_EXEC_INFO=", 21) != 0) env_strings.emplace_back(*e);
   }
-  for (const auto& [k, v] : exec.env) env_strings.push_back(k + "=" + v);
+  for (const auto& [k, v] : exec.env) {
+    std::string kv = k;
+    kv += '=';
+    kv += v;
+    env_strings.push_back(std::move(kv));
+  }
   env_strings.push_back("KUBERNETES_EXEC_INFO=" + ExecInfoJson(exec, server, ca_pem));
   std::vector<char*> envp;
+  envp.reserve(env_strings.size() + 1);
   for (auto& s : env_strings) envp.push_back(s.data());
   envp.push_back(nullptr);
   std::vector<std::string> argv_strings{exec.command};
   argv_strings.insert(argv_strings.end(), exec.args.begin(), exec.args.end());
   std::vector<char*> argv;
+  argv.reserve(argv_strings.size() + 1);
   for (auto& s : argv_strings) argv.push_back(s.data());
   argv.push_back(nullptr);
 
@@ -194,11 +204,11 @@ StatusOr<ExecCredential> RunExecPlugin(const ExecConfig& exec, const std::string
                                    ErrnoMessage(rc));
   }
   std::string output;
-  char buf[4096];
+  std::array<char, 4096> buf{};
   while (true) {
-    ssize_t n = read(out_pipe[0], buf, sizeof(buf));
+    ssize_t n = read(out_pipe[0], buf.data(), buf.size());
     if (n > 0) {
-      output.append(buf, static_cast<size_t>(n));
+      output.append(buf.data(), static_cast<size_t>(n));
     } else if (n < 0 && errno == EINTR) {
       continue;
     } else {

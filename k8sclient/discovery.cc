@@ -23,7 +23,7 @@ std::string Str(const Value& v, const char* key) {
   if (!v.IsObject()) return "";
   auto it = v.FindMember(key);
   if (it == v.MemberEnd() || !it->value.IsString()) return "";
-  return std::string(it->value.GetString(), it->value.GetStringLength());
+  return {it->value.GetString(), it->value.GetStringLength()};
 }
 
 int LeadingInt(const std::string& s) {

@@ -10,7 +10,7 @@ namespace {
 std::string GetString(const rapidjson::Value& obj, const char* field) {
   auto it = obj.FindMember(field);
   if (it == obj.MemberEnd() || !it->value.IsString()) return {};
-  return std::string(it->value.GetString(), it->value.GetStringLength());
+  return {it->value.GetString(), it->value.GetStringLength()};
 }
 
 void GetStringMap(const rapidjson::Value& obj, const char* field,
@@ -30,7 +30,7 @@ std::string ToJson(const rapidjson::Value& value) {
   rapidjson::StringBuffer buf;
   rapidjson::Writer<rapidjson::StringBuffer> writer(buf);
   value.Accept(writer);
-  return std::string(buf.GetString(), buf.GetSize());
+  return {buf.GetString(), buf.GetSize()};
 }
 
 void Object::ExtractMetadata(const rapidjson::Value& v) {

@@ -10,6 +10,7 @@
 // thread-safe. Nothing here throws.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -35,6 +36,7 @@ class Object {
 
   Object(const Object&) = delete;
   Object& operator=(const Object&) = delete;
+  ~Object() = default;
 
   const std::string& json() const { return json_; }
   const std::string& api_version() const { return api_version_; }
@@ -77,7 +79,7 @@ struct ObjectList {
   std::string resource_version;
   std::string continue_token;
   // metadata.remainingItemCount when the server reported it, else -1.
-  long long remaining_item_count = -1;
+  int64_t remaining_item_count = -1;
   std::vector<ObjectPtr> items;
 };
 

@@ -3,6 +3,7 @@
 // rest_client_helpers.cc.
 #include "k8sclient/rest_client_impl.h"
 
+#include <array>
 #include <atomic>
 #include <deque>
 #include <exception>
@@ -38,7 +39,7 @@ namespace client = web::http::client;
 constexpr std::chrono::seconds kDefaultWatchInactivity{3600};
 // Slack on top of the server-side watch timeout before the client gives up on a silent stream.
 constexpr std::chrono::seconds kWatchTimeoutSlack{60};
-constexpr size_t kWatchReadBytes = 64 * 1024;
+constexpr size_t kWatchReadBytes = size_t{64} * 1024;
 
 using rest_internal::AddPemCertsToStore;
 using rest_internal::AppendListOptions;
@@ -69,6 +70,8 @@ class WatcherImpl final : public Watcher {
       : http_(std::move(http)), cts_(std::move(cts)), response_(std::move(response)) {}
 
   ~WatcherImpl() override { Stop(); }
+  WatcherImpl(const WatcherImpl&) = delete;
+  WatcherImpl& operator=(const WatcherImpl&) = delete;
 
   StatusOr<std::optional<WatchEvent>> Next() override {
     std::vector<uint8_t> buf(kWatchReadBytes);
@@ -314,9 +317,9 @@ class RestClientImpl final : public RestClient {
         out.push_back('\\');
         out.push_back(c);
       } else if (static_cast<unsigned char>(c) < 0x20) {
-        char esc[8];
-        std::snprintf(esc, sizeof(esc), "\\u%04x", c);
-        out += esc;
+        std::array<char, 8> esc{};
+        std::snprintf(esc.data(), esc.size(), "\\u%04x", c);
+        out += esc.data();
       } else {
         out.push_back(c);
       }
@@ -387,7 +390,12 @@ class RestClientImpl final : public RestClient {
   static std::string JoinAsHeaderLines(const std::string& name,
                                        const std::vector<std::string>& values) {
     std::string out = values[0];
-    for (size_t i = 1; i < values.size(); ++i) out += "\r\n" + name + ": " + values[i];
+    for (size_t i = 1; i < values.size(); ++i) {
+      out += "\r\n";
+      out += name;
+      out += ": ";
+      out += values[i];
+    }
     return out;
   }
 

@@ -1,22 +1,24 @@
 #include "controller/metrics/controller_metrics.h"
 
+#include <array>
+
 #include <prometheus/metric_family.h>
 
 namespace draco::metrics {
 namespace {
 
-constexpr ReconcileResult kReconcileResults[] = {ReconcileResult::kSuccess, ReconcileResult::kError,
-                                                 ReconcileResult::kRequeueAfter,
-                                                 ReconcileResult::kTerminalError};
-constexpr AllocationResult kAllocationResults[] = {
-    AllocationResult::kSuccess, AllocationResult::kUnschedulable, AllocationResult::kConflict,
-    AllocationResult::kError};
+constexpr auto kReconcileResults = std::to_array<ReconcileResult>(
+    {ReconcileResult::kSuccess, ReconcileResult::kError, ReconcileResult::kRequeueAfter,
+     ReconcileResult::kTerminalError});
+constexpr auto kAllocationResults =
+    std::to_array<AllocationResult>({AllocationResult::kSuccess, AllocationResult::kUnschedulable,
+                                     AllocationResult::kConflict, AllocationResult::kError});
 
-constexpr PendingReason kPendingReasons[] = {
-    PendingReason::kNoNodeFits,        PendingReason::kDevicesUnavailable,
-    PendingReason::kAllocationError,   PendingReason::kWriteConflict,
-    PendingReason::kClaimBeingDeleted, PendingReason::kInvalidConstraints,
-    PendingReason::kGroupIncomplete,   PendingReason::kWaitingForGroup};
+constexpr auto kPendingReasons = std::to_array<PendingReason>(
+    {PendingReason::kNoNodeFits, PendingReason::kDevicesUnavailable,
+     PendingReason::kAllocationError, PendingReason::kWriteConflict,
+     PendingReason::kClaimBeingDeleted, PendingReason::kInvalidConstraints,
+     PendingReason::kGroupIncomplete, PendingReason::kWaitingForGroup});
 
 prometheus::ClientMetric GaugeValue(double v) {
   prometheus::ClientMetric m;

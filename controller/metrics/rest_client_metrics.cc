@@ -5,9 +5,9 @@ namespace {
 
 // client-go's request-latency buckets.
 const prometheus::Histogram::BucketBoundaries& LatencyBuckets() {
-  static const prometheus::Histogram::BucketBoundaries b = {0.005, 0.025, 0.1, 0.25, 0.5, 1,
-                                                            2,     4,     8,   15,   30,  60};
-  return b;
+  static const prometheus::Histogram::BucketBoundaries kBuckets = {
+      0.005, 0.025, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60};
+  return kBuckets;
 }
 
 }  // namespace

@@ -5,8 +5,9 @@ namespace {
 
 // client-go's workqueue buckets: 1e-8 .. 1e1 seconds, factor 10.
 const std::vector<double>& WorkqueueBuckets() {
-  static const std::vector<double> b = {1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1, 10};
-  return b;
+  static const std::vector<double> kBuckets = {1e-8, 1e-7, 1e-6, 1e-5, 1e-4,
+                                               1e-3, 1e-2, 1e-1, 1,    10};
+  return kBuckets;
 }
 
 class Gauge final : public k8s::workqueue::GaugeMetric, public k8s::workqueue::SettableGaugeMetric {

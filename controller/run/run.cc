@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cctype>
 #include <charconv>
@@ -57,8 +58,8 @@ StatusOr<bool> ParseBool(const std::string& v) {
 // A Go time.Duration string: a sequence of decimal numbers with units ("15s", "1m30s", "1.5s",
 // "500ms"; units ns, us, ms, s, m, h). Must be positive.
 StatusOr<std::chrono::milliseconds> ParseDuration(const std::string& v) {
-  static const std::pair<std::string_view, double> kUnits[] = {
-      {"ns", 1e-6}, {"us", 1e-3}, {"ms", 1}, {"s", 1e3}, {"m", 60e3}, {"h", 3600e3}};
+  static constexpr auto kUnits = std::to_array<std::pair<std::string_view, double>>(
+      {{"ns", 1e-6}, {"us", 1e-3}, {"ms", 1}, {"s", 1e3}, {"m", 60e3}, {"h", 3600e3}});
   double total = 0;
   size_t i = 0;
   if (v.empty()) return InvalidArgumentError("empty duration");
@@ -119,9 +120,9 @@ class JsonMessageFlag : public spdlog::custom_flag_formatter {
           break;
         default:
           if (static_cast<unsigned char>(c) < 0x20) {
-            char buf[8];
-            std::snprintf(buf, sizeof(buf), "\\u%04x", c);
-            dest.append(std::string_view(buf));
+            std::array<char, 8> buf{};
+            std::snprintf(buf.data(), buf.size(), "\\u%04x", c);
+            dest.append(std::string_view(buf.data()));
           } else {
             dest.push_back(c);
           }
@@ -133,14 +134,14 @@ class JsonMessageFlag : public spdlog::custom_flag_formatter {
   }
 };
 
-std::string Identity() {
-  char host[256] = {0};
-  gethostname(host, sizeof(host) - 1);
+// `pod_name` ($POD_NAME), else the host name; then a random suffix.
+std::string Identity(const std::string& pod_name) {
+  std::array<char, 256> host{};
+  gethostname(host.data(), host.size() - 1);
   std::random_device rd;
-  char suffix[16];
-  std::snprintf(suffix, sizeof(suffix), "%08x", rd());
-  const char* pod = std::getenv("POD_NAME");
-  return std::string(pod && *pod ? pod : host) + "_" + suffix;
+  std::array<char, 16> suffix{};
+  std::snprintf(suffix.data(), suffix.size(), "%08x", rd());
+  return (pod_name.empty() ? std::string(host.data()) : pod_name) + "_" + suffix.data();
 }
 
 // The API clients of `draco run`: the controller's (rate limited by --kube-api-qps/burst) and
@@ -171,7 +172,7 @@ StatusOr<Clients> BuildClients(const Flags& flags, Clock& clock) {
   out.config.burst = flags.kube_api_burst;
   // The replica's identity (Lease holder, Event reportingInstance) is also in the User-Agent, so
   // an API server's audit log tells the replicas' requests apart.
-  out.identity = Identity();
+  out.identity = Identity(flags.pod_name);
   out.config.user_agent = "draco/0.1 (" + out.identity + ")";
   auto client = k8s::NewRestClient(out.config, clock);
   if (!client.ok()) return client.status().WithPrefix("cannot build API client");
@@ -293,7 +294,7 @@ StatusOr<Flags> ParseFlags(int argc, char** argv) {
       f.help = true;
       continue;
     }
-    if (arg.rfind("-", 0) != 0) return InvalidArgumentError("unexpected argument '" + arg + "'");
+    if (arg.rfind('-', 0) != 0) return InvalidArgumentError("unexpected argument '" + arg + "'");
     std::string name = arg.substr(arg.rfind("--", 0) == 0 ? 2 : 1);
     std::optional<std::string> value;
     if (auto eq = name.find('='); eq != std::string::npos) {
@@ -317,8 +318,15 @@ StatusOr<Flags> ParseFlags(int argc, char** argv) {
         "--leader-elect-renew-deadline must be greater than 1.2 x --leader-elect-retry-period");
   }
   if (f.leader_elect_namespace.empty()) {
+    // NOLINTNEXTLINE(concurrency-mt-unsafe): read at start-up, before threads start
     const char* ns = std::getenv("POD_NAMESPACE");
     f.leader_elect_namespace = ns && *ns ? ns : "kube-system";
+  }
+  // NOLINTNEXTLINE(concurrency-mt-unsafe): read at start-up, before threads start
+  if (const char* pod = std::getenv("POD_NAME"); pod != nullptr) f.pod_name = pod;
+  // NOLINTNEXTLINE(concurrency-mt-unsafe): read at start-up, before threads start
+  if (const char* n = std::getenv("DRACO_TESTING_EXIT_AFTER_GROUP_WRITES")) {
+    f.testing_exit_after_group_writes = std::atoi(n);
   }
   return f;
 }

@@ -72,6 +72,10 @@ struct Flags {
   // The admission webhook (off unless --webhook-bind-address is set).
   admission::WebhookFlags webhook;
   bool help = false;  // --help / -h: print FlagUsage() and exit 0
+  // $POD_NAME (the downward API), read by ParseFlags; the replica's identity when set.
+  std::string pod_name;
+  // $DRACO_TESTING_EXIT_AFTER_GROUP_WRITES, read by ParseFlags (ControllerOptions, e2e only).
+  int testing_exit_after_group_writes = 0;
 };
 
 // One line per flag with its default, for --help.
@@ -79,6 +83,8 @@ std::string FlagUsage();
 
 // Parses argv (after the subcommand). "--flag=value" and "--flag value" forms; booleans also as
 // bare "--flag". Unknown flags and bad values are InvalidArgument with a one-line message.
+// Also reads $POD_NAME, $POD_NAMESPACE and $DRACO_TESTING_EXIT_AFTER_GROUP_WRITES; call it at
+// start-up, before threads start.
 StatusOr<Flags> ParseFlags(int argc, char** argv);
 
 // Configures spdlog: level from verbosity, text or JSON lines (one object per line, message and

@@ -1,6 +1,8 @@
 // See runnables.h.
 #include "controller/run/runnables.h"
 
+#include <utility>
+
 #include <spdlog/spdlog.h>
 
 namespace draco::run {
@@ -28,7 +30,8 @@ Runnable ServersRunnable(const Flags& flags,
                          reconcilers::Informers& informers,
                          const std::unique_ptr<admission::Webhook>& webhook,
                          std::vector<std::shared_ptr<prometheus::Collectable>> collectables) {
-  auto start = [&flags, &servers, &informers, &webhook, collectables]() -> Status {
+  auto start = [&flags, &servers, &informers, &webhook,
+                collectables = std::move(collectables)]() -> Status {
     auto serve = [&](const std::string& addr, std::vector<server::Route> routes) -> Status {
       if (addr == "0") return OkStatus();
       auto s = server::HttpServer::Start(addr, std::move(routes));

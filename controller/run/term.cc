@@ -1,7 +1,5 @@
 #include "controller/run/term.h"
 
-#include <cstdlib>
-
 #include <spdlog/spdlog.h>
 
 #include "controller/allocator/allocator.h"
@@ -44,9 +42,7 @@ ControllerTerm::ControllerTerm(const TermDeps& deps, k8s::RestClient& writes) : 
   co.groups = deps.flags.groups;
   co.group_reserve_after = deps.flags.group_reserve_after;
   co.group_reserve_max = deps.flags.group_reserve_max;
-  if (const char* n = std::getenv("DRACO_TESTING_EXIT_AFTER_GROUP_WRITES")) {
-    co.testing_exit_after_group_writes = std::atoi(n);
-  }
+  co.testing_exit_after_group_writes = deps.flags.testing_exit_after_group_writes;
   controller_ = std::make_unique<reconcilers::Controller>(
       deps.cache, *writer_, *allocator_, *recorder_, *enqueuer_, deps.clock, &deps.metrics, co);
   deps.informers.SetEventSink(recorder_.get());

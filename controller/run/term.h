@@ -82,6 +82,8 @@ class WarmClients {
   WarmClients(k8s::RestConfig config, Clock& clock,
               Clock::Duration keep_alive = std::chrono::seconds(15));
   ~WarmClients();
+  WarmClients(const WarmClients&) = delete;
+  WarmClients& operator=(const WarmClients&) = delete;
 
   // The prepared client (waits while the first one is still being built); preparation of the
   // next one starts in the background. Errors are those of NewRestClient.

@@ -24,7 +24,7 @@ class LabelSelector {
   struct Requirement {
     enum class Op { kIn, kNotIn, kExists, kDoesNotExist };
     std::string key;
-    Op op;
+    Op op = Op::kIn;
     std::vector<std::string> values;
   };
   std::vector<Requirement> requirements_;

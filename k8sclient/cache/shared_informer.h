@@ -71,7 +71,7 @@ class SharedInformer {
  public:
   static constexpr std::chrono::seconds kMinimumResyncPeriod{1};
 
-  SharedInformer(ListerWatcher& lw, SharedInformerOptions options = {});
+  explicit SharedInformer(ListerWatcher& lw, SharedInformerOptions options = {});
   ~SharedInformer();
   SharedInformer(const SharedInformer&) = delete;
   SharedInformer& operator=(const SharedInformer&) = delete;

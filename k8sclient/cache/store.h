@@ -32,7 +32,7 @@ std::pair<std::string, std::string> SplitMetaNamespaceKey(const std::string& key
 // Index functions map an object to the index values it is filed under.
 using IndexFunc = std::function<std::vector<std::string>(const Object&)>;
 using Indexers = std::map<std::string, IndexFunc>;
-inline constexpr char kNamespaceIndex[] = "namespace";
+inline constexpr const char* kNamespaceIndex = "namespace";
 std::vector<std::string> MetaNamespaceIndexFunc(const Object& obj);
 
 // The writes a Reflector performs (client-go ReflectorStore).

@@ -32,8 +32,8 @@ void ThreadSafeStore::Update(const std::string& key, ObjectPtr obj) {
   std::unique_lock<std::shared_mutex> l(mu_);
   ObjectPtr& slot = items_[key];
   ObjectPtr old = std::move(slot);
-  slot = obj;
-  UpdateIndicesLocked(key, old, obj);
+  slot = std::move(obj);
+  UpdateIndicesLocked(key, old, slot);  // UpdateIndicesLocked does not touch items_
 }
 
 void ThreadSafeStore::Delete(const std::string& key) {
@@ -90,6 +90,7 @@ StatusOr<std::vector<ObjectPtr>> ThreadSafeStore::Index(const std::string& index
     if (it != index.end()) keys.insert(it->second.begin(), it->second.end());
   }
   std::vector<ObjectPtr> out;
+  out.reserve(keys.size());
   for (const auto& k : keys) out.push_back(items_.at(k));
   return out;
 }

@@ -1,6 +1,9 @@
 #include "k8sclient/leaderelection/leader_elector.h"
 
 #include <algorithm>
+#include <array>
+#include <cinttypes>
+#include <cstdint>
 #include <ctime>
 
 #include <rapidjson/document.h>
@@ -74,11 +77,11 @@ std::string FormatMicroTime(std::chrono::system_clock::time_point t) {
   auto secs = static_cast<std::time_t>(us / 1000000);
   std::tm tm{};
   gmtime_r(&secs, &tm);
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), "%04d-%02d-%02dT%02d:%02d:%02d.%06lldZ", tm.tm_year + 1900,
-                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-                static_cast<long long>(us % 1000000));
-  return buf;
+  std::array<char, 64> buf{};
+  std::snprintf(buf.data(), buf.size(), "%04d-%02d-%02dT%02d:%02d:%02d.%06" PRId64 "Z",
+                tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+                static_cast<int64_t>(us % 1000000));
+  return buf.data();
 }
 
 StatusOr<std::pair<LeaseRecord, std::string>> ParseLease(std::string_view json) {

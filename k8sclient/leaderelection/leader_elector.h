@@ -84,6 +84,8 @@ class LeaderElector {
                                                       LeaderElectionConfig config);
 
   ~LeaderElector();
+  LeaderElector(const LeaderElector&) = delete;
+  LeaderElector& operator=(const LeaderElector&) = delete;
   // Campaigns until leadership is acquired, then renews until it is lost or Stop() is called.
   // Returns after on_stopped_leading (if leadership was acquired).
   void Run();

@@ -1,11 +1,12 @@
 #include "k8sclient/workqueue/delaying_queue.h"
 
+#include <utility>
 #include <vector>
 
 namespace draco::k8s::workqueue {
 
 DelayingQueue::DelayingQueue(QueueOptions options)
-    : Queue(options), retries_(metrics_provider().NewRetriesMetric(name())) {
+    : Queue(std::move(options)), retries_(metrics_provider().NewRetriesMetric(name())) {
   loop_ = std::thread([this] { Loop(); });
 }
 

@@ -28,6 +28,8 @@ class DelayingQueue : public Queue {
 
   explicit DelayingQueue(QueueOptions options = {});
   ~DelayingQueue() override;
+  DelayingQueue(const DelayingQueue&) = delete;
+  DelayingQueue& operator=(const DelayingQueue&) = delete;
 
   // Adds `item` once `delay` has passed on the clock.
   void AddAfter(const std::string& item, Clock::Duration delay);

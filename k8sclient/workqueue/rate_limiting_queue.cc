@@ -1,9 +1,11 @@
 #include "k8sclient/workqueue/rate_limiting_queue.h"
 
+#include <utility>
+
 namespace draco::k8s::workqueue {
 
 RateLimitingQueue::RateLimitingQueue(QueueOptions options, std::unique_ptr<RateLimiter> limiter)
-    : DelayingQueue(options),
+    : DelayingQueue(std::move(options)),
       limiter_(limiter != nullptr ? std::move(limiter) : DefaultControllerRateLimiter(clock())) {}
 
 void RateLimitingQueue::AddRateLimited(const std::string& item) {
