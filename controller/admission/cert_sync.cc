@@ -86,14 +86,14 @@ std::string SecretJson(const CertSyncOptions& o, const SecretState& s) {
   }
   w.EndObject();
   w.EndObject();
-  return std::string(buf.GetString(), buf.GetSize());
+  return {buf.GetString(), buf.GetSize()};
 }
 
 std::string JsonString(const std::string& s) {
   rapidjson::StringBuffer buf;
   rapidjson::Writer<rapidjson::StringBuffer> w(buf);
   w.String(s.c_str(), static_cast<rapidjson::SizeType>(s.size()));
-  return std::string(buf.GetString(), buf.GetSize());
+  return {buf.GetString(), buf.GetSize()};
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "controller/admission/certs.h"
 
+#include <array>
 #include <ctime>
 #include <memory>
 
@@ -27,12 +28,12 @@ using BioPtr = std::unique_ptr<BIO, Deleter<BIO, BIO_free_all>>;
 
 std::string OpenSslError(std::string_view what) {
   std::string msg(what);
-  unsigned long e = ERR_get_error();
+  unsigned long e = ERR_get_error();  // NOLINT(google-runtime-int): OpenSSL's type
   if (e != 0) {
-    char buf[256];
-    ERR_error_string_n(e, buf, sizeof(buf));
+    std::array<char, 256> buf{};
+    ERR_error_string_n(e, buf.data(), buf.size());
     msg += ": ";
-    msg += buf;
+    msg += buf.data();
   }
   ERR_clear_error();
   return msg;
@@ -56,16 +57,16 @@ std::string CertPem(X509* cert) {
   BioPtr bio(BIO_new(BIO_s_mem()));
   PEM_write_bio_X509(bio.get(), cert);
   char* data = nullptr;
-  long n = BIO_get_mem_data(bio.get(), &data);
-  return std::string(data, static_cast<size_t>(n));
+  long n = BIO_get_mem_data(bio.get(), &data);  // NOLINT(google-runtime-int): OpenSSL's type
+  return {data, static_cast<size_t>(n)};
 }
 
 std::string KeyPem(EVP_PKEY* key) {
   BioPtr bio(BIO_new(BIO_s_mem()));
   PEM_write_bio_PrivateKey(bio.get(), key, nullptr, nullptr, 0, nullptr, nullptr);
   char* data = nullptr;
-  long n = BIO_get_mem_data(bio.get(), &data);
-  return std::string(data, static_cast<size_t>(n));
+  long n = BIO_get_mem_data(bio.get(), &data);  // NOLINT(google-runtime-int): OpenSSL's type
+  return {data, static_cast<size_t>(n)};
 }
 
 WallTime ToWall(const ASN1_TIME* t) {
@@ -86,18 +87,19 @@ bool AddExt(X509* cert, X509* issuer, int nid, const std::string& value) {
 }
 
 bool IsIp(const std::string& host) {
-  unsigned char buf[16];
-  return inet_pton(AF_INET, host.c_str(), buf) == 1 || inet_pton(AF_INET6, host.c_str(), buf) == 1;
+  std::array<unsigned char, 16> buf{};
+  return inet_pton(AF_INET, host.c_str(), buf.data()) == 1 ||
+         inet_pton(AF_INET6, host.c_str(), buf.data()) == 1;
 }
 
 // A certificate skeleton: random serial, subject CN, validity, public key.
 X509Ptr NewCert(std::string_view cn, EVP_PKEY* key, WallTime not_before, WallTime not_after) {
   X509Ptr cert(X509_new());
   X509_set_version(cert.get(), 2);
-  unsigned char serial[16];
-  RAND_bytes(serial, sizeof(serial));
+  std::array<unsigned char, 16> serial{};
+  RAND_bytes(serial.data(), static_cast<int>(serial.size()));
   serial[0] &= 0x7f;
-  BIGNUM* bn = BN_bin2bn(serial, sizeof(serial), nullptr);
+  BIGNUM* bn = BN_bin2bn(serial.data(), static_cast<int>(serial.size()), nullptr);
   BN_to_ASN1_INTEGER(bn, X509_get_serialNumber(cert.get()));
   BN_free(bn);
   time_t nb = std::chrono::system_clock::to_time_t(not_before);

@@ -135,7 +135,7 @@ std::string EncodeAdmissionResponse(const AdmissionResponse& response) {
   }
   w.EndObject();
   w.EndObject();
-  return std::string(buf.GetString(), buf.GetSize());
+  return {buf.GetString(), buf.GetSize()};
 }
 
 ReviewResult HandleReview(std::string_view body) {

@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <unistd.h>
 
+#include <array>
 #include <cctype>
 #include <charconv>
 #include <csignal>
@@ -30,11 +31,11 @@ constexpr size_t kMaxPending = 256;
 
 std::string SslError(std::string_view what) {
   std::string msg(what);
-  if (unsigned long e = ERR_get_error(); e != 0) {
-    char buf[256];
-    ERR_error_string_n(e, buf, sizeof(buf));
+  if (unsigned long e = ERR_get_error(); e != 0) {  // NOLINT(google-runtime-int): OpenSSL's type
+    std::array<char, 256> buf{};
+    ERR_error_string_n(e, buf.data(), buf.size());
     msg += ": ";
-    msg += buf;
+    msg += buf.data();
   }
   ERR_clear_error();
   return msg;
@@ -94,12 +95,12 @@ bool WriteAll(SSL* ssl, std::string_view data) {
 
 // Reads until `buf` holds the end of the headers; false on EOF, timeout or oversize.
 bool ReadHeaders(SSL* ssl, std::string& buf, size_t& header_end) {
-  char chunk[4096];
+  std::array<char, 4096> chunk{};
   while ((header_end = buf.find("\r\n\r\n")) == std::string::npos) {
     if (buf.size() > kMaxHeaderBytes) return false;
-    int n = SSL_read(ssl, chunk, sizeof(chunk));
+    int n = SSL_read(ssl, chunk.data(), static_cast<int>(chunk.size()));
     if (n <= 0) return false;
-    buf.append(chunk, static_cast<size_t>(n));
+    buf.append(chunk.data(), static_cast<size_t>(n));
   }
   header_end += 4;
   return true;
@@ -292,14 +293,14 @@ void TlsServer::Serve(int fd) {
     } else if (length > kMaxReviewBytes) {
       reply = {413, "text/plain", "body too large\n"};
     } else {
-      char chunk[16384];
+      std::array<char, 16384> chunk{};
       while (buf.size() - header_end < length) {
-        int n = SSL_read(ssl.get(), chunk, sizeof(chunk));
+        int n = SSL_read(ssl.get(), chunk.data(), static_cast<int>(chunk.size()));
         if (n <= 0) {
           ERR_clear_error();
           return;
         }
-        buf.append(chunk, static_cast<size_t>(n));
+        buf.append(chunk.data(), static_cast<size_t>(n));
       }
       std::string_view body(buf.data() + header_end, length);
       try {
@@ -332,7 +333,7 @@ StatusOr<HttpReply> TlsRequest(const std::string& host, int port, const std::str
   int fd = socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return UnavailableError("socket: " + ErrnoMessage(errno));
   std::unique_ptr<int, void (*)(int*)> fd_guard(&fd, [](int* f) { close(*f); });
-  timeval tv{timeout_ms / 1000, (timeout_ms % 1000) * 1000};
+  timeval tv{timeout_ms / 1000, static_cast<suseconds_t>(timeout_ms % 1000) * 1000};
   setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
   setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
   if (connect(fd, res->ai_addr, res->ai_addrlen) != 0) {
@@ -354,9 +355,9 @@ StatusOr<HttpReply> TlsRequest(const std::string& host, int port, const std::str
   SSL_CTX_set_verify(ctx.get(), SSL_VERIFY_PEER, nullptr);
   std::unique_ptr<SSL, decltype(&SSL_free)> ssl(SSL_new(ctx.get()), SSL_free);
   X509_VERIFY_PARAM* param = SSL_get0_param(ssl.get());
-  unsigned char ipbuf[16];
-  bool is_ip = inet_pton(AF_INET, server_name.c_str(), ipbuf) == 1 ||
-               inet_pton(AF_INET6, server_name.c_str(), ipbuf) == 1;
+  std::array<unsigned char, 16> ipbuf{};
+  bool is_ip = inet_pton(AF_INET, server_name.c_str(), ipbuf.data()) == 1 ||
+               inet_pton(AF_INET6, server_name.c_str(), ipbuf.data()) == 1;
   if (is_ip) {
     X509_VERIFY_PARAM_set1_ip_asc(param, server_name.c_str());
   } else {
@@ -365,7 +366,7 @@ StatusOr<HttpReply> TlsRequest(const std::string& host, int port, const std::str
   }
   SSL_set_fd(ssl.get(), fd);
   if (SSL_connect(ssl.get()) != 1) {
-    long v = SSL_get_verify_result(ssl.get());
+    long v = SSL_get_verify_result(ssl.get());  // NOLINT(google-runtime-int): OpenSSL's type
     std::string why = v != X509_V_OK ? X509_verify_cert_error_string(v) : "";
     return UnavailableError(SslError("TLS handshake with " + host + ":" + port_s +
                                      (why.empty() ? "" : " (" + why + ")")));
@@ -376,10 +377,10 @@ StatusOr<HttpReply> TlsRequest(const std::string& host, int port, const std::str
       "\r\nConnection: close\r\n\r\n" + std::string(body);
   if (!WriteAll(ssl.get(), req)) return UnavailableError(SslError("TLS write"));
   std::string resp;
-  char chunk[16384];
-  int n;
-  while ((n = SSL_read(ssl.get(), chunk, sizeof(chunk))) > 0) {
-    resp.append(chunk, static_cast<size_t>(n));
+  std::array<char, 16384> chunk{};
+  int n = 0;
+  while ((n = SSL_read(ssl.get(), chunk.data(), static_cast<int>(chunk.size()))) > 0) {
+    resp.append(chunk.data(), static_cast<size_t>(n));
   }
   ERR_clear_error();
   size_t end = resp.find("\r\n\r\n");
@@ -388,7 +389,8 @@ StatusOr<HttpReply> TlsRequest(const std::string& host, int port, const std::str
   }
   HttpReply reply;
   reply.code = std::atoi(resp.c_str() + 9);
-  reply.content_type = Header(std::string_view(resp).substr(0, end + 2), "Content-Type");
+  std::string_view resp_view = resp;
+  reply.content_type = Header(resp_view.substr(0, end + 2), "Content-Type");
   reply.body = resp.substr(end + 4);
   return reply;
 }

@@ -1,6 +1,7 @@
 #include "controller/admission/webhook_flags.h"
 
 #include <charconv>
+#include <cstdint>
 
 namespace draco::admission {
 
@@ -11,7 +12,7 @@ bool IsWebhookFlag(std::string_view name) {
 }
 
 StatusOr<std::chrono::seconds> ParseDurationFlag(std::string_view v) {
-  long long n = 0;
+  int64_t n = 0;
   auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
   std::string_view unit(p, static_cast<size_t>(v.data() + v.size() - p));
   if (ec != std::errc() || n <= 0) {

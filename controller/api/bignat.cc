@@ -1,12 +1,13 @@
 #include "controller/api/bignat.h"
 
 #include <algorithm>
+#include <array>
 
 namespace draco::api::internal {
 namespace {
 
-constexpr uint32_t kPow10[10] = {1,      10,      100,      1000,      10000,
-                                 100000, 1000000, 10000000, 100000000, 1000000000};
+constexpr std::array<uint32_t, 10> kPow10 = {1,      10,      100,      1000,      10000,
+                                             100000, 1000000, 10000000, 100000000, 1000000000};
 
 int DigitsOf(uint32_t v) {
   int n = 0;

@@ -2,6 +2,7 @@
 // JSON helpers the codec shares (Compact, ParseJson, LooksLikeJson, ...). The Decoder itself is
 // in codec_internal.h.
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <string>
 #include <string_view>
@@ -26,7 +27,7 @@ std::string Compact(const Value& v) {
   rapidjson::StringBuffer buf;
   rapidjson::Writer<rapidjson::StringBuffer> w(buf);
   v.Accept(w);
-  return std::string(buf.GetString(), buf.GetSize());
+  return {buf.GetString(), buf.GetSize()};
 }
 
 std::string_view TrimSpace(std::string_view s) {
@@ -40,9 +41,9 @@ std::string_view TrimSpace(std::string_view s) {
 std::string NumberText(const Value& v) {
   if (v.IsInt64()) return std::to_string(v.GetInt64());
   if (v.IsUint64()) return std::to_string(v.GetUint64());
-  char buf[64];
-  auto r = std::to_chars(buf, buf + sizeof(buf), v.GetDouble());
-  return std::string(buf, r.ptr);
+  std::array<char, 64> buf{};
+  auto r = std::to_chars(buf.data(), buf.data() + buf.size(), v.GetDouble());
+  return {buf.data(), r.ptr};
 }
 
 // Nesting depth of a DOM value, computed without recursion.

@@ -84,7 +84,9 @@ struct Path {
       chain.push_back(p);
     }
     std::string out;
-    for (auto& it : std::ranges::reverse_view(chain)) {
+    // Root first. (A reverse index loop: clang 14 cannot build ranges::reverse_view.)
+    for (size_t i = chain.size(); i-- > 0;) {
+      const Path* it = chain[i];
       if (it->index >= 0) {
         out += "[" + std::to_string(it->index) + "]";
       } else {

@@ -1,5 +1,6 @@
 // YAML: the YAML -> JSON converter (sigs.k8s.io/yaml scalar resolution), the guards that keep
 // yaml-cpp 0.7 from hanging, YamlToJson and DecodeManifests.
+#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <exception>
@@ -96,10 +97,10 @@ class YamlConverter {
       out.SetNull();
       return;
     }
-    static constexpr std::string_view kTrue[] = {"true", "True", "TRUE", "yes", "Yes", "YES",
-                                                 "on",   "On",   "ON",   "y",   "Y"};
-    static constexpr std::string_view kFalse[] = {"false", "False", "FALSE", "no", "No", "NO",
-                                                  "off",   "Off",   "OFF",   "n",  "N"};
+    static constexpr auto kTrue = std::to_array<std::string_view>(
+        {"true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON", "y", "Y"});
+    static constexpr auto kFalse = std::to_array<std::string_view>(
+        {"false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF", "n", "N"});
     for (std::string_view t : kTrue) {
       if (s == t) return out.SetBool(true), void();
     }

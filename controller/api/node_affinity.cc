@@ -1,5 +1,6 @@
 #include "controller/api/node_affinity.h"
 
+#include <array>
 #include <cstdint>
 #include <optional>
 
@@ -70,8 +71,9 @@ std::string Quoted(std::string_view s) { return "\"" + std::string(s) + "\""; }
 }  // namespace
 
 Status ValidateLabelRequirement(const NodeRequirementView& r) {
-  static constexpr std::string_view kOps[] = {"In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"};
-  if (std::find(std::begin(kOps), std::end(kOps), r.op) == std::end(kOps)) {
+  static constexpr auto kOps =
+      std::to_array<std::string_view>({"In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"});
+  if (std::find(kOps.begin(), kOps.end(), r.op) == kOps.end()) {
     return InvalidArgumentError("Unsupported value: " + Quoted(r.op) + " for operator");
   }
   if (!IsQualifiedName(r.key)) return InvalidArgumentError("invalid label key " + Quoted(r.key));

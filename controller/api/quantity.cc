@@ -3,6 +3,7 @@
 #include "controller/api/quantity.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
@@ -100,14 +101,14 @@ bool Int64AmountAdd(int64_t& av, int32_t& as, int64_t bv, int32_t bs) {
 
 // Go math.Pow10, reproduced table for table so results match bit for bit.
 double GoPow10(int64_t n) {
-  static constexpr double kTab[] = {1e00, 1e01, 1e02, 1e03, 1e04, 1e05, 1e06, 1e07,
-                                    1e08, 1e09, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-                                    1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22, 1e23,
-                                    1e24, 1e25, 1e26, 1e27, 1e28, 1e29, 1e30, 1e31};
-  static constexpr double kPos32[] = {1e00,  1e32,  1e64,  1e96,  1e128,
-                                      1e160, 1e192, 1e224, 1e256, 1e288};
-  static constexpr double kNeg32[] = {1e-00,  1e-32,  1e-64,  1e-96,  1e-128, 1e-160,
-                                      1e-192, 1e-224, 1e-256, 1e-288, 1e-320};
+  static constexpr auto kTab =
+      std::to_array<double>({1e00, 1e01, 1e02, 1e03, 1e04, 1e05, 1e06, 1e07, 1e08, 1e09, 1e10,
+                             1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21,
+                             1e22, 1e23, 1e24, 1e25, 1e26, 1e27, 1e28, 1e29, 1e30, 1e31});
+  static constexpr auto kPos32 =
+      std::to_array<double>({1e00, 1e32, 1e64, 1e96, 1e128, 1e160, 1e192, 1e224, 1e256, 1e288});
+  static constexpr auto kNeg32 = std::to_array<double>(
+      {1e-00, 1e-32, 1e-64, 1e-96, 1e-128, 1e-160, 1e-192, 1e-224, 1e-256, 1e-288, 1e-320});
   if (0 <= n && n <= 308) return kPos32[n / 32] * kTab[n % 32];
   if (-323 <= n && n <= 0) return kNeg32[-n / 32] / kTab[-n % 32];
   if (n > 0) return std::numeric_limits<double>::infinity();
@@ -368,8 +369,8 @@ std::string Quantity::Canonicalize() const {
     exponent -= r;
     std::string out = (d.neg ? "-" : "") + d.mag.ToString();
     if (format == Format::kDecimalSI) {
-      static constexpr std::string_view kSuffixes[] = {"n", "u", "m", "",  "k",
-                                                       "M", "G", "T", "P", "E"};
+      static constexpr auto kSuffixes =
+          std::to_array<std::string_view>({"n", "u", "m", "", "k", "M", "G", "T", "P", "E"});
       if (exponent >= -9 && exponent <= 18) {
         out += kSuffixes[(exponent + 9) / 3];
         return out;
@@ -401,7 +402,8 @@ std::string Quantity::Canonicalize() const {
     }
     number = (big_neg ? "-" : "") + big_value.ToString();
   }
-  static constexpr std::string_view kBinSuffixes[] = {"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
+  static constexpr auto kBinSuffixes =
+      std::to_array<std::string_view>({"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"});
   if (times >= 1 && times <= 6) number += kBinSuffixes[times];
   return number;
 }

@@ -1,5 +1,6 @@
 // Quantity::Parse: upstream's hand-written quantity scanner, suffix table and the int64 /
 // arbitrary-precision decimal parsing paths (k8s.io/apimachinery/pkg/api/resource/quantity.go).
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -136,21 +137,30 @@ struct SuffixInfo {
 };
 
 bool InterpretSuffix(std::string_view s, SuffixInfo* out) {
-  static constexpr struct {
+  struct Entry {
     std::string_view name;
     int base;
     int32_t exponent;
     Quantity::Format format;
-  } kTable[] = {
-      {"", 10, 0, Quantity::Format::kDecimalSI},   {"n", 10, -9, Quantity::Format::kDecimalSI},
-      {"u", 10, -6, Quantity::Format::kDecimalSI}, {"m", 10, -3, Quantity::Format::kDecimalSI},
-      {"k", 10, 3, Quantity::Format::kDecimalSI},  {"M", 10, 6, Quantity::Format::kDecimalSI},
-      {"G", 10, 9, Quantity::Format::kDecimalSI},  {"T", 10, 12, Quantity::Format::kDecimalSI},
-      {"P", 10, 15, Quantity::Format::kDecimalSI}, {"E", 10, 18, Quantity::Format::kDecimalSI},
-      {"Ki", 2, 10, Quantity::Format::kBinarySI},  {"Mi", 2, 20, Quantity::Format::kBinarySI},
-      {"Gi", 2, 30, Quantity::Format::kBinarySI},  {"Ti", 2, 40, Quantity::Format::kBinarySI},
-      {"Pi", 2, 50, Quantity::Format::kBinarySI},  {"Ei", 2, 60, Quantity::Format::kBinarySI},
   };
+  static constexpr auto kTable = std::to_array<Entry>({
+      {"", 10, 0, Quantity::Format::kDecimalSI},
+      {"n", 10, -9, Quantity::Format::kDecimalSI},
+      {"u", 10, -6, Quantity::Format::kDecimalSI},
+      {"m", 10, -3, Quantity::Format::kDecimalSI},
+      {"k", 10, 3, Quantity::Format::kDecimalSI},
+      {"M", 10, 6, Quantity::Format::kDecimalSI},
+      {"G", 10, 9, Quantity::Format::kDecimalSI},
+      {"T", 10, 12, Quantity::Format::kDecimalSI},
+      {"P", 10, 15, Quantity::Format::kDecimalSI},
+      {"E", 10, 18, Quantity::Format::kDecimalSI},
+      {"Ki", 2, 10, Quantity::Format::kBinarySI},
+      {"Mi", 2, 20, Quantity::Format::kBinarySI},
+      {"Gi", 2, 30, Quantity::Format::kBinarySI},
+      {"Ti", 2, 40, Quantity::Format::kBinarySI},
+      {"Pi", 2, 50, Quantity::Format::kBinarySI},
+      {"Ei", 2, 60, Quantity::Format::kBinarySI},
+  });
   for (const auto& e : kTable) {
     if (e.name == s) {
       *out = {e.base, e.exponent, e.format};

@@ -60,7 +60,7 @@ StatusOr<std::string> Normalize(std::string_view s) {
     if (part.size() > 1) {
       size_t nz = part.find_first_not_of('0');
       part = nz == std::string::npos ? std::string() : part.substr(nz);
-      if (part.empty() || kNumbers.find(part[0]) == std::string_view::npos) part = "0" + part;
+      if (part.empty() || kNumbers.find(part[0]) == std::string_view::npos) part.insert(0, 1, '0');
     }
     parts.push_back(std::move(part));
   }

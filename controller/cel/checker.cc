@@ -254,8 +254,9 @@ class Checker {
   }
 
   bool InScope(const std::string& name) const {
-    for (const auto& scope : std::ranges::reverse_view(scopes_)) {
-      if (scope.count(name)) return true;
+    // Innermost scope first. (A reverse index loop: clang 14 cannot build ranges::reverse_view.)
+    for (size_t i = scopes_.size(); i-- > 0;) {
+      if (scopes_[i].count(name)) return true;
     }
     return false;
   }
@@ -310,7 +311,8 @@ class Checker {
   void CheckIdent(Expr& e) {
     std::string name = e.name;
     if (!name.empty() && name[0] == '.') name = name.substr(1);
-    for (auto& scope : std::ranges::reverse_view(scopes_)) {
+    for (size_t i = scopes_.size(); i-- > 0;) {
+      auto& scope = scopes_[i];
       auto f = scope.find(name);
       if (f != scope.end()) {
         SetType(e, f->second);

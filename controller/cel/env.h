@@ -98,6 +98,7 @@ class Env {
   Env() = default;
   Env(const Env&) = delete;
   Env& operator=(const Env&) = delete;
+  ~Env() = default;
 
   void AddVariable(const std::string& name, Type type) { variables_[name] = std::move(type); }
   void AddObjectType(ObjectType type) { objects_[type.name] = std::move(type); }

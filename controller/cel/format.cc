@@ -1,6 +1,7 @@
 #include "controller/cel/format.h"
 
 #include <algorithm>
+#include <array>
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
@@ -45,9 +46,9 @@ std::string GoQuote(const std::string& s) {
         break;
       default:
         if (c < 0x20 || c == 0x7f) {
-          char buf[8];
-          std::snprintf(buf, sizeof(buf), "\\x%02x", c);
-          out += buf;
+          std::array<char, 8> buf{};
+          std::snprintf(buf.data(), buf.size(), "\\x%02x", c);
+          out += buf.data();
         } else {
           out.push_back(static_cast<char>(c));
         }
@@ -101,14 +102,13 @@ Result FormatMember(const Value& v) {
     case Kind::kBool:
     case Kind::kNull:
     case Kind::kType:
-      return FormatAsString(v);
     case Kind::kList:
     case Kind::kMap:
       return FormatAsString(v);
     case Kind::kDouble: {
-      char buf[512];
-      std::snprintf(buf, sizeof(buf), "%.*f", kDefaultPrecision, v.double_value());
-      std::string s = buf;
+      std::array<char, 512> buf{};
+      std::snprintf(buf.data(), buf.size(), "%.*f", kDefaultPrecision, v.double_value());
+      std::string s = buf.data();
       if (std::isnan(v.double_value())) s = "NaN";
       if (std::isinf(v.double_value())) s = v.double_value() > 0 ? "+Inf" : "-Inf";
       return s;

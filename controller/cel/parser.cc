@@ -348,7 +348,7 @@ std::unique_ptr<Expr> Parser::ParsePrimary() {
       errno = 0;
       char* end = nullptr;
       bool hex = text.size() > 2 && (text[1] == 'x' || text[1] == 'X');
-      unsigned long long v = std::strtoull(text.c_str() + (hex ? 2 : 0), &end, hex ? 16 : 10);
+      uint64_t v = std::strtoull(text.c_str() + (hex ? 2 : 0), &end, hex ? 16 : 10);
       if (errno == ERANGE) {
         Error(off, "invalid uint literal");
         return Dummy();
@@ -455,7 +455,7 @@ std::unique_ptr<Expr> Parser::ParseInt(bool negative, int32_t off) {
   std::string digits = (negative ? "-" : "") + text.substr(hex ? 2 : 0);
   errno = 0;
   char* end = nullptr;
-  long long v = std::strtoll(digits.c_str(), &end, hex ? 16 : 10);
+  int64_t v = std::strtoll(digits.c_str(), &end, hex ? 16 : 10);
   if (errno == ERANGE) {
     Error(off, "invalid int literal");
     return Dummy();

@@ -63,7 +63,7 @@ struct Token {
 };
 
 // The accumulator variable of comprehensions expanded from macros.
-inline constexpr char kAccuVar[] = "@result";
+inline constexpr const char* kAccuVar = "@result";
 
 // Splits CEL source into tokens; copyable so the parser can look ahead and back up.
 class Lexer {
@@ -125,6 +125,10 @@ class Parser {
         p_->Error(p_->tok_.offset, "max recursion depth exceeded");
       }
     }
+    DepthGuard(const DepthGuard&) = delete;
+    DepthGuard& operator=(const DepthGuard&) = delete;
+    DepthGuard(DepthGuard&&) = delete;
+    DepthGuard& operator=(DepthGuard&&) = delete;
     ~DepthGuard() { --p_->depth_; }
     Parser* p_;
   };

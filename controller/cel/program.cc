@@ -1,9 +1,11 @@
 #include "controller/cel/program.h"
 
+#include <array>
 #include <cmath>
 #include <map>
 #include <ranges>
 #include <set>
+#include <vector>
 
 #include <re2/re2.h>
 
@@ -55,7 +57,7 @@ class Planner {
     const Node* init = nullptr;
   };
 
-  void CollectVariables(const Expr& e, std::set<std::string> bound) {
+  void CollectVariables(const Expr& e, const std::set<std::string>& bound) {
     if (e.kind == ExprKind::kIdent && !info_.type_idents.count(e.id) && !bound.count(e.name)) {
       std::string name = e.name[0] == '.' ? e.name.substr(1) : e.name;
       bool known = false;
@@ -82,8 +84,9 @@ class Planner {
   }
 
   const Scope* Lookup(const std::string& name) const {
-    for (const auto& scope : std::ranges::reverse_view(scopes_)) {
-      if (scope.name == name) return &scope;
+    // Innermost scope first. (A reverse index loop: clang 14 cannot build ranges::reverse_view.)
+    for (size_t i = scopes_.size(); i-- > 0;) {
+      if (scopes_[i].name == name) return &scopes_[i];
     }
     return nullptr;
   }
@@ -402,12 +405,12 @@ class Planner {
 };
 
 EvalResult Program::Run(const Activation& activation, const EvalOptions& options) const {
-  Value inline_slots[16];
-  std::unique_ptr<Value[]> heap_slots;
-  Value* slots = inline_slots;
-  if (slot_count_ > 16) {
-    heap_slots = std::make_unique<Value[]>(slot_count_);
-    slots = heap_slots.get();
+  std::array<Value, 16> inline_slots;
+  std::vector<Value> heap_slots;
+  Value* slots = inline_slots.data();
+  if (slot_count_ > inline_slots.size()) {
+    heap_slots.resize(slot_count_);
+    slots = heap_slots.data();
   }
   for (size_t i = 0; i < variables_.size(); ++i) {
     const Value* v = activation.Find(variables_[i]);

@@ -1,4 +1,5 @@
 // The evaluation nodes' Eval implementations: attribute chains, logic, calls, literals and folds.
+#include <array>
 #include <cmath>
 #include <memory>
 #include <set>
@@ -207,10 +208,10 @@ Value OptionalOrNode::Eval(EvalContext& ctx) const {
 }
 
 Value CallNode::Eval(EvalContext& ctx) const {
-  Value local[4];
+  std::array<Value, 4> local;
   std::vector<Value> heap;
-  Value* vals = local;
-  if (args_.size() > 4) {
+  Value* vals = local.data();
+  if (args_.size() > local.size()) {
     heap.resize(args_.size());
     vals = heap.data();
   }

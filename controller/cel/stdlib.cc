@@ -166,7 +166,7 @@ bool ParseGoInt(const std::string& s, int64_t& out) {
     if (s[k] < '0' || s[k] > '9') return false;
   }
   errno = 0;
-  long long v = std::strtoll(s.c_str(), nullptr, 10);
+  int64_t v = std::strtoll(s.c_str(), nullptr, 10);
   if (errno == ERANGE) return false;
   out = v;
   return true;
@@ -194,7 +194,7 @@ Value UintFromString(const Value* a, EvalContext&) {
     if (c < '0' || c > '9') return Value::Error("cannot convert string to uint");
   }
   errno = 0;
-  unsigned long long v = std::strtoull(s.c_str(), nullptr, 10);
+  uint64_t v = std::strtoull(s.c_str(), nullptr, 10);
   if (errno == ERANGE) return Value::Error("cannot convert string to uint");
   return Value::Uint(v);
 }

@@ -1,5 +1,6 @@
 // The standard library's list functions: Kubernetes lists, ext.Lists v3 and ext.Sets.
 #include <algorithm>
+#include <array>
 #include <string>
 #include <vector>
 
@@ -38,17 +39,17 @@ Value Sum(const Value* a, EvalContext& ctx) {
   Value acc = kZero == Kind::kInt ? Value::Int(0)
                                   : (kZero == Kind::kUint ? Value::Uint(0) : Value::Double(0));
   for (const Value& v : a[0].list().elems()) {
-    Value args[2] = {acc, v};
+    std::array<Value, 2> args{acc, v};
     if (acc.kind() != v.kind()) return NoSuchOverload("sum");
     switch (v.kind()) {
       case Kind::kInt:
-        acc = AddInt(args, ctx);
+        acc = AddInt(args.data(), ctx);
         break;
       case Kind::kUint:
-        acc = AddUint(args, ctx);
+        acc = AddUint(args.data(), ctx);
         break;
       case Kind::kDouble:
-        acc = AddDouble(args, ctx);
+        acc = AddDouble(args.data(), ctx);
         break;
       default:
         return NoSuchOverload("sum");
@@ -61,7 +62,8 @@ template <bool kMax>
 Value MinMax(const Value* a, EvalContext&) {
   const auto& e = a[0].list().elems();
   if (e.empty()) {
-    return Value::Error(std::string(kMax ? "max" : "min") + "(list) argument must not be empty");
+    return Value::Error(kMax ? "max(list) argument must not be empty"
+                             : "min(list) argument must not be empty");
   }
   Value best = e[0];
   for (size_t i = 1; i < e.size(); ++i) {
@@ -205,8 +207,8 @@ Value SetsContains(const Value* a, EvalContext&) {
 Value SetsEquivalent(const Value* a, EvalContext& ctx) {
   Value r = SetsContains(a, ctx);
   if (!r.bool_value()) return r;
-  Value rev[2] = {a[1], a[0]};
-  return SetsContains(rev, ctx);
+  std::array<Value, 2> rev{a[1], a[0]};
+  return SetsContains(rev.data(), ctx);
 }
 Value SetsIntersects(const Value* a, EvalContext&) {
   for (const Value& v : a[1].list().elems()) {

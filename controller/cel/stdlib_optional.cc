@@ -1,4 +1,5 @@
 // The standard library's optional types, planner-handled operators and map-insert helpers.
+#include <array>
 #include <string>
 #include <utility>
 #include <vector>
@@ -71,8 +72,8 @@ Value MapInsert(const Value* a, EvalContext&) {
 Value MapInsertMap(const Value* a, EvalContext& ctx) {
   Value cur = a[0];
   for (size_t i = 0; i < a[1].map().size(); ++i) {
-    Value args[3] = {cur, a[1].map().KeyAt(i), a[1].map().ValueAt(i)};
-    cur = MapInsert(args, ctx);
+    std::array<Value, 3> args{cur, a[1].map().KeyAt(i), a[1].map().ValueAt(i)};
+    cur = MapInsert(args.data(), ctx);
     if (cur.IsError()) return cur;
   }
   return cur;

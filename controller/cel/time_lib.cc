@@ -1,5 +1,7 @@
 #include "controller/cel/time_lib.h"
 
+#include <array>
+#include <cinttypes>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -7,8 +9,8 @@
 namespace draco::cel {
 namespace {
 
-constexpr char kDurationType[] = "google.protobuf.Duration";
-constexpr char kTimestampType[] = "google.protobuf.Timestamp";
+constexpr const char* kDurationType = "google.protobuf.Duration";
+constexpr const char* kTimestampType = "google.protobuf.Timestamp";
 constexpr int64_t kNanos = 1000000000;
 // Timestamp range: 0001-01-01T00:00:00Z .. 9999-12-31T23:59:59.999999999Z (unix seconds).
 constexpr int64_t kMinUnix = -62135596800;
@@ -78,20 +80,20 @@ std::optional<int64_t> ParseGoDuration(const std::string& s0) {
   }
   if (s == "0") return 0;
   if (s.empty()) return std::nullopt;
-  unsigned long long total = 0;
+  uint64_t total = 0;
   size_t i = 0;
   while (i < s.size()) {
     if (!(s[i] == '.' || std::isdigit(static_cast<unsigned char>(s[i])))) return std::nullopt;
-    unsigned long long v = 0;
+    uint64_t v = 0;
     size_t start = i;
     while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) {
       if (v > (1ULL << 63) / 10) return std::nullopt;
-      v = v * 10 + static_cast<unsigned long long>(s[i] - '0');
+      v = v * 10 + static_cast<uint64_t>(s[i] - '0');
       if (v > (1ULL << 63)) return std::nullopt;
       ++i;
     }
     bool pre = i != start;
-    unsigned long long frac = 0;
+    uint64_t frac = 0;
     double scale = 1;
     bool post = false;
     if (i < s.size() && s[i] == '.') {
@@ -103,7 +105,7 @@ std::optional<int64_t> ParseGoDuration(const std::string& s0) {
           if (frac > (1ULL << 63) / 10) {
             overflow = true;
           } else {
-            frac = frac * 10 + static_cast<unsigned long long>(s[i] - '0');
+            frac = frac * 10 + static_cast<uint64_t>(s[i] - '0');
             scale *= 10;
           }
         }
@@ -115,7 +117,7 @@ std::optional<int64_t> ParseGoDuration(const std::string& s0) {
     size_t us = i;
     while (i < s.size() && !(s[i] == '.' || std::isdigit(static_cast<unsigned char>(s[i])))) ++i;
     std::string unit = s.substr(us, i - us);
-    unsigned long long mult;
+    uint64_t mult;
     if (unit == "ns") {
       mult = 1;
     } else if (unit == "us" || unit == "\xc2\xb5s" || unit == "\xce\xbcs") {
@@ -134,15 +136,14 @@ std::optional<int64_t> ParseGoDuration(const std::string& s0) {
     if (v > (1ULL << 63) / mult) return std::nullopt;
     v *= mult;
     if (frac > 0) {
-      v += static_cast<unsigned long long>(static_cast<double>(frac) *
-                                           (static_cast<double>(mult) / scale));
+      v += static_cast<uint64_t>(static_cast<double>(frac) * (static_cast<double>(mult) / scale));
       if (v > (1ULL << 63)) return std::nullopt;
     }
     total += v;
     if (total > (1ULL << 63)) return std::nullopt;
   }
   if (neg) return -static_cast<int64_t>(total - 1) - 1;
-  if (total > static_cast<unsigned long long>(std::numeric_limits<int64_t>::max())) {
+  if (total > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
     return std::nullopt;
   }
   return static_cast<int64_t>(total);
@@ -212,20 +213,20 @@ std::optional<std::pair<int64_t, int32_t>> ParseRfc3339(const std::string& s) {
         !Digits(s, i + 4, 2, om) || oh > 23 || om > 59) {
       return std::nullopt;
     }
-    offset = (oh * 3600 + om * 60) * (s[i] == '-' ? -1 : 1);
+    offset = (int64_t{oh} * 3600 + int64_t{om} * 60) * (s[i] == '-' ? -1 : 1);
     i += 6;
   } else {
     return std::nullopt;
   }
   if (i != s.size()) return std::nullopt;
-  static const int kDays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  static constexpr std::array<int, 12> kDays = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
   if (mo < 1 || mo > 12 || d < 1 || d > kDays[mo - 1] || h > 23 || mi > 59 || se > 59) {
     return std::nullopt;
   }
   bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
   if (mo == 2 && d == 29 && !leap) return std::nullopt;
   int64_t days = DaysFromCivil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d));
-  int64_t sec = days * 86400 + h * 3600 + mi * 60 + se - offset;
+  int64_t sec = days * 86400 + int64_t{h} * 3600 + int64_t{mi} * 60 + se - offset;
   return std::make_pair(sec, static_cast<int32_t>(nanos));
 }
 
@@ -235,15 +236,15 @@ std::string FormatTimestamp(int64_t sec, int32_t nanos) {
   int64_t y;
   unsigned m, d;
   CivilFromDays(days, y, m, d);
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), "%04lld-%02u-%02uT%02lld:%02lld:%02lld",
-                static_cast<long long>(y), m, d, static_cast<long long>(rem / 3600),
-                static_cast<long long>(rem % 3600 / 60), static_cast<long long>(rem % 60));
-  std::string out = buf;
+  std::array<char, 64> buf{};
+  std::snprintf(buf.data(), buf.size(),
+                "%04" PRId64 "-%02u-%02uT%02" PRId64 ":%02" PRId64 ":%02" PRId64, y, m, d,
+                rem / 3600, rem % 3600 / 60, rem % 60);
+  std::string out = buf.data();
   if (nanos != 0) {
-    char f[16];
-    std::snprintf(f, sizeof(f), ".%09d", nanos);
-    std::string fs = f;
+    std::array<char, 16> f{};
+    std::snprintf(f.data(), f.size(), ".%09d", nanos);
+    std::string fs = f.data();
     while (fs.back() == '0') fs.pop_back();
     out += fs;
   }
@@ -253,9 +254,9 @@ std::string FormatTimestamp(int64_t sec, int32_t nanos) {
 std::string FormatDuration(int64_t ns) {
   // cel-go: strconv.FormatFloat(seconds, 'f', -1, 64) + "s".
   long double secs = static_cast<long double>(ns) / kNanos;
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), "%.9Lf", secs);
-  std::string s = buf;
+  std::array<char, 64> buf{};
+  std::snprintf(buf.data(), buf.size(), "%.9Lf", secs);
+  std::string s = buf.data();
   while (s.back() == '0') s.pop_back();
   if (s.back() == '.') s.pop_back();
   if (s == "-0") s = "0";
@@ -332,8 +333,8 @@ Value AddTsDur(const Value* a, EvalContext&) {
   return TsChecked(t.sec() + d / kNanos, t.nanos() + d % kNanos);
 }
 Value AddDurTs(const Value* a, EvalContext& ctx) {
-  Value swapped[2] = {a[1], a[0]};
-  return AddTsDur(swapped, ctx);
+  std::array<Value, 2> swapped{a[1], a[0]};
+  return AddTsDur(swapped.data(), ctx);
 }
 Value SubTsDur(const Value* a, EvalContext&) {
   const TimestampValue& t = AsTs(a[0]);

@@ -1,5 +1,6 @@
 #include "controller/cel/value.h"
 
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -355,9 +356,9 @@ std::string FormatDouble(double d) {
   if (d == 0) return std::signbit(d) ? "-0" : "0";
   // Shortest round-trip digits in scientific form, then lay them out as Go's %g does with
   // shortest precision: exponent form when exp < -4 || exp >= 6.
-  char buf[64];
-  auto res = std::to_chars(buf, buf + sizeof(buf), d, std::chars_format::scientific);
-  std::string sci(buf, res.ptr);
+  std::array<char, 64> buf{};
+  auto res = std::to_chars(buf.data(), buf.data() + buf.size(), d, std::chars_format::scientific);
+  std::string sci(buf.data(), res.ptr);
   bool neg = sci[0] == '-';
   if (neg) sci.erase(0, 1);
   size_t epos = sci.find('e');

@@ -51,7 +51,7 @@ struct ErrorInfo {
 class Value {
  public:
   // A null value.
-  Value() : kind_(Kind::kNull) { s_.i = 0; }
+  Value() : kind_(Kind::kNull) {}
 
   static Value Null() { return {}; }
   static Value Bool(bool b) {
@@ -128,7 +128,7 @@ class Value {
   std::string DebugString() const;
 
  private:
-  explicit Value(Kind k) : kind_(k) { s_.i = 0; }
+  explicit Value(Kind k) : kind_(k) {}
 
   Kind kind_;
   union Scalar {
@@ -136,7 +136,7 @@ class Value {
     int64_t i;
     uint64_t u;
     double d;
-  } s_;
+  } s_{.i = 0};
   std::shared_ptr<const void> p_;
 };
 

@@ -1,6 +1,7 @@
 #include "controller/celenv/dra_env.h"
 
 #include <cmath>
+#include <memory>
 
 #include "controller/api/semver.h"
 #include "controller/cel/program.h"
@@ -14,8 +15,8 @@ using cel::EvalContext;
 using cel::Type;
 using cel::Value;
 
-constexpr char kQuantityType[] = "kubernetes.Quantity";
-constexpr char kSemverType[] = "kubernetes.Semver";
+constexpr const char* kQuantityType = "kubernetes.Quantity";
+constexpr const char* kSemverType = "kubernetes.Semver";
 
 class QuantityValue final : public cel::OpaqueValue {
  public:
@@ -144,8 +145,8 @@ void Add(cel::Env& env, const std::string& fn, const std::string& id, bool membe
   env.AddOverload(fn, std::move(o));
 }
 
-cel::Env* BuildEnv() {
-  auto* env = new cel::Env();
+std::unique_ptr<cel::Env> BuildEnv() {
+  auto env = std::make_unique<cel::Env>();
   cel::AddStandardLibrary(*env);
   AddNetLibraries(*env);
   const Type S = Type::String(), I = Type::Int(), B = Type::Bool(), D = Type::Double();
@@ -218,7 +219,7 @@ class DomainMap final : public cel::MapValue {
 }  // namespace
 
 const cel::Env& DraEnv() {
-  static const cel::Env* env = BuildEnv();
+  static const cel::Env* env = BuildEnv().release();  // never destroyed
   return *env;
 }
 
@@ -271,12 +272,14 @@ DeviceDataBuilder& DeviceDataBuilder::Version(std::string_view n, std::string_vi
 }
 DeviceDataBuilder& DeviceDataBuilder::IntList(std::string_view n, const std::vector<int64_t>& v) {
   std::vector<Value> l;
+  l.reserve(v.size());
   for (int64_t x : v) l.push_back(Value::Int(x));
   Put(attrs_, n, Value::List(std::move(l)));
   return *this;
 }
 DeviceDataBuilder& DeviceDataBuilder::BoolList(std::string_view n, const std::vector<bool>& v) {
   std::vector<Value> l;
+  l.reserve(v.size());
   for (bool x : v) l.push_back(Value::Bool(x));
   Put(attrs_, n, Value::List(std::move(l)));
   return *this;
@@ -284,6 +287,7 @@ DeviceDataBuilder& DeviceDataBuilder::BoolList(std::string_view n, const std::ve
 DeviceDataBuilder& DeviceDataBuilder::StringList(std::string_view n,
                                                  const std::vector<std::string>& v) {
   std::vector<Value> l;
+  l.reserve(v.size());
   for (const auto& x : v) l.push_back(Value::String(x));
   Put(attrs_, n, Value::List(std::move(l)));
   return *this;
@@ -387,7 +391,7 @@ MatchResult Selector::Evaluate(const DeviceData& device, uint64_t cost_limit) co
 namespace {
 
 cel::ProgramCache& Programs() {
-  static auto* cache = new cel::ProgramCache(DraEnv(), 4096);
+  static auto* cache = std::make_unique<cel::ProgramCache>(DraEnv(), 4096).release();
   return *cache;
 }
 

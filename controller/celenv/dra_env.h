@@ -29,8 +29,8 @@
 namespace draco::celenv {
 
 // Upstream limits (k8s.io/api resource/v1).
-inline constexpr uint64_t kSelectorMaxCost = 1000000;    // CELSelectorExpressionMaxCost
-inline constexpr size_t kSelectorMaxLength = 10 * 1024;  // CELSelectorExpressionMaxLength
+inline constexpr uint64_t kSelectorMaxCost = 1000000;            // CELSelectorExpressionMaxCost
+inline constexpr size_t kSelectorMaxLength = size_t{10} * 1024;  // CELSelectorExpressionMaxLength
 
 // The frozen DRA environment (built once, thread-safe).
 const cel::Env& DraEnv();

@@ -20,8 +20,8 @@ using net_internal::Add;
 using net_internal::StrCost;
 using net_internal::UnitCost;
 
-constexpr char kIPType[] = "net.IP";
-constexpr char kCIDRType[] = "net.CIDR";
+constexpr const char* kIPType = "net.IP";
+constexpr const char* kCIDRType = "net.CIDR";
 
 // ---- addresses (Go net/netip) ---------------------------------------------------------------
 
@@ -112,7 +112,9 @@ std::optional<Addr> ParseV6(const std::string& s) {
     if (ellipsis < 0) return std::nullopt;
     int tail = n - ellipsis;
     for (int k = tail - 1; k >= 0; --k) {
-      a.b[static_cast<size_t>(16 - tail + k)] = a.b[static_cast<size_t>(ellipsis + k)];
+      int dst = 16 - tail + k;
+      int src = ellipsis + k;
+      a.b[static_cast<size_t>(dst)] = a.b[static_cast<size_t>(src)];
     }
     for (int k = ellipsis; k < 16 - tail; ++k) a.b[static_cast<size_t>(k)] = 0;
   } else if (ellipsis >= 0) {
@@ -144,8 +146,10 @@ std::string AddrString(const Addr& a) {
     return std::to_string(a.b[0]) + "." + std::to_string(a.b[1]) + "." + std::to_string(a.b[2]) +
            "." + std::to_string(a.b[3]);
   }
-  uint16_t w[8];
-  for (int i = 0; i < 8; ++i) w[i] = static_cast<uint16_t>(a.b[2 * i] << 8 | a.b[2 * i + 1]);
+  std::array<uint16_t, 8> w{};
+  for (size_t i = 0; i < w.size(); ++i) {
+    w[i] = static_cast<uint16_t>(a.b[2 * i] << 8 | a.b[2 * i + 1]);
+  }
   if (a.Is4In6()) {
     return "::ffff:" + std::to_string(a.b[12]) + "." + std::to_string(a.b[13]) + "." +
            std::to_string(a.b[14]) + "." + std::to_string(a.b[15]);
@@ -165,7 +169,7 @@ std::string AddrString(const Addr& a) {
     i = j;
   }
   std::string out;
-  char buf[8];
+  std::array<char, 8> buf{};
   for (int i = 0; i < 8; ++i) {
     if (i == best) {
       out += "::";
@@ -173,8 +177,8 @@ std::string AddrString(const Addr& a) {
       continue;
     }
     if (!out.empty() && out.back() != ':') out += ":";
-    std::snprintf(buf, sizeof(buf), "%x", w[i]);
-    out += buf;
+    std::snprintf(buf.data(), buf.size(), "%x", w[i]);
+    out += buf.data();
   }
   return out;
 }

@@ -15,7 +15,7 @@ using cel::EvalContext;
 using cel::Type;
 using cel::Value;
 
-constexpr char kURLType[] = "kubernetes.URL";
+constexpr const char* kURLType = "kubernetes.URL";
 
 // ---- URLs (Go net/url) ------------------------------------------------------------------------
 
@@ -226,6 +226,7 @@ Value URLQuery(const Value* a, EvalContext&) {
     q[*k].push_back(Value::String(*v));
   }
   std::vector<std::pair<Value, Value>> entries;
+  entries.reserve(keys.size());
   for (const auto& k : keys) entries.emplace_back(Value::String(k), Value::List(q[k]));
   return Value::Map(std::make_shared<const cel::MapValueImpl>(std::move(entries)));
 }
