@@ -264,6 +264,7 @@ class Planner {
     }
     if (all_const) {
       std::vector<Value> vals;
+      vals.reserve(elems.size());
       for (const auto& n : elems) vals.push_back(*n->ConstValue());
       return std::make_unique<ConstNode>(e.id, Value::List(std::move(vals)));
     }
