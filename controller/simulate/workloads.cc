@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <string_view>
 
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
@@ -40,13 +41,13 @@ StatusOr<int64_t> Count(const Value& obj, const char* key, int64_t def, const st
 
 // Kubernetes' rand.SafeEncodeString alphabet (no vowels, no ambiguous characters).
 std::string SafeHash(std::string_view in, size_t len) {
-  static constexpr char kAlphabet[] = "bcdfghjklmnpqrstvwxz2456789";
+  static constexpr std::string_view kAlphabet = "bcdfghjklmnpqrstvwxz2456789";
   uint64_t h = 14695981039346656037ull;  // FNV-1a
   for (unsigned char c : in) h = (h ^ c) * 1099511628211ull;
   std::string out;
   for (size_t i = 0; i < len; ++i) {
-    out.push_back(kAlphabet[h % (sizeof(kAlphabet) - 1)]);
-    h = (h / (sizeof(kAlphabet) - 1)) ^ (h << 29) ^ (0x9e3779b97f4a7c15ull * (i + 1));
+    out.push_back(kAlphabet[h % kAlphabet.size()]);
+    h = (h / kAlphabet.size()) ^ (h << 29) ^ (0x9e3779b97f4a7c15ull * (i + 1));
   }
   return out;
 }
