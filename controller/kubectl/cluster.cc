@@ -16,7 +16,7 @@ std::string Resource(const k8s::GroupVersionResource& gvr) {
 }  // namespace
 
 const std::vector<ClusterKind>& ClusterKinds() {
-  static const std::vector<ClusterKind> kinds = {
+  static const std::vector<ClusterKind> kKinds = {
       {{"resource.k8s.io", "v1", "deviceclasses"}, "resource.k8s.io/v1", "DeviceClass", true},
       {{"resource.k8s.io", "v1", "resourceslices"}, "resource.k8s.io/v1", "ResourceSlice", true},
       {{"resource.k8s.io", "v1", "devicetaintrules"},
@@ -40,7 +40,7 @@ const std::vector<ClusterKind>& ClusterKinds() {
       {{"storage.k8s.io", "v1", "csinodes"}, "storage.k8s.io/v1", "CSINode", false},
       {{"", "v1", "pods"}, "v1", "Pod", true},
   };
-  return kinds;
+  return kKinds;
 }
 
 std::string DescribeListError(const ClusterKind& k, const Status& s, const std::string& host) {

@@ -27,9 +27,9 @@ namespace draco::kubectl {
 // One kind kubectl draco reads.
 struct ClusterKind {
   k8s::GroupVersionResource gvr;
-  const char* api_version;  // as the List items get it, e.g. "resource.k8s.io/v1"
-  const char* kind;
-  bool required;  // false: skipped when not served, warned about when forbidden
+  const char* api_version = nullptr;  // as the List items get it, e.g. "resource.k8s.io/v1"
+  const char* kind = nullptr;
+  bool required = false;  // false: skipped when not served, warned about when forbidden
 };
 
 // The kinds, in load order (classes and slices before claims, nodes before pods).

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <iostream>
 #include <sstream>
+#include <string_view>
 
 #include "controller/kubectl/cluster.h"
 #include "controller/kubectl/pools.h"
@@ -16,7 +17,7 @@ namespace {
 
 using simulate::kExitInput;
 
-constexpr char kUsage[] =
+constexpr std::string_view kUsage =
     "usage: kubectl draco explain (pod/NAME | claim/NAME | NAME) [--node NODE]\n"
     "       kubectl draco pools [--class CLASS] [--node NODE] [--driver DRIVER]\n"
     "       kubectl draco simulate --from-cluster [-f FILE|DIR]...\n"

@@ -211,7 +211,9 @@ PoolsReport ComputePools(simulate::Simulation& sim, const PoolsFilter& filter) {
     const auto& [dp, set, counter] = key;
     std::string driver = dp.substr(0, dp.find('/')), pool = dp.substr(dp.find('/') + 1);
     if (!filter.driver.empty() && filter.driver != driver) continue;
-    r.counters.push_back({driver, pool, ToUse(set + "/" + counter, sum)});
+    std::string counter_name = set;
+    counter_name.append("/").append(counter);
+    r.counters.push_back({driver, pool, ToUse(counter_name, sum)});
   }
   for (const auto& c : sim.in.classes) {
     const std::string& cls = c.metadata.name;
@@ -231,7 +233,7 @@ PoolsReport ComputePools(simulate::Simulation& sim, const PoolsFilter& filter) {
 }
 
 void PrintPoolsText(const PoolsReport& r, bool wide, std::ostream& out) {
-  auto table = [&](std::vector<std::vector<std::string>> rows) {
+  auto table = [&](const std::vector<std::vector<std::string>>& rows) {
     std::vector<size_t> w;
     for (const auto& row : rows) {
       w.resize(std::max(w.size(), row.size()));

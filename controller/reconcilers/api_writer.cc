@@ -1,6 +1,6 @@
 #include "controller/reconcilers/api_writer.h"
 
-#include <iterator>
+#include <array>
 
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
@@ -107,7 +107,7 @@ std::string PodClaimStatusesPatch(const api::Pod& pod,
   w.EndArray();
   w.EndObject();
   w.EndArray();
-  return std::string(sb.GetString(), sb.GetSize());
+  return {sb.GetString(), sb.GetSize()};
 }
 
 namespace {
@@ -187,12 +187,12 @@ std::optional<std::string> GateRemovalPatch(const api::Pod& pod, std::string_vie
     if (!required) {
       // Create the missing part of affinity.nodeAffinity.required...: add it at the deepest
       // existing parent, wrapped in the objects that do not exist yet.
-      constexpr const char* kChain[] = {"nodeAffinity",
-                                        "requiredDuringSchedulingIgnoredDuringExecution"};
-      constexpr size_t kLevels = std::size(kChain);
+      constexpr std::array<const char*, 2> kChain = {
+          "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution"};
+      constexpr size_t kLevels = kChain.size();
       const size_t have = !pod.spec.affinity ? 0 : !na ? 1 : 2;  // existing levels of kChain
       std::string parent = "/spec/affinity";
-      for (size_t i = 0; i < have; ++i) parent += std::string("/") + kChain[i];
+      for (size_t i = 0; i < have; ++i) parent.append("/").append(kChain[i]);
       AddOp(w, parent);
       for (size_t i = have; i < kLevels; ++i) {
         w.StartObject();

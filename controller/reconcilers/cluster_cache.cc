@@ -269,7 +269,7 @@ void ClusterCache::AssumeClaim(ClaimPtr claim) {
     // The write removed the last finalizer of a deleted claim: the server removed the claim.
     auto it = claims_.find(Key(claim->metadata.namespace_, claim->metadata.name));
     if (it != claims_.end() && it->second->metadata.uid == claim->metadata.uid) {
-      DeleteClaimLocked(it->first);
+      DeleteClaimLocked(std::string(it->first));  // a copy: `key` must outlive the entry
     }
     return;
   }
@@ -281,8 +281,7 @@ void ClusterCache::DeleteClaim(const std::string& ns, const std::string& name) {
   DeleteClaimLocked(Key(ns, name));
 }
 
-void ClusterCache::DeleteClaimLocked(const std::string& key_ref) {
-  const std::string key = key_ref;  // may refer into the erased entry
+void ClusterCache::DeleteClaimLocked(const std::string& key) {
   observed_rv_.erase(key);
   auto it = claims_.find(key);
   if (it == claims_.end()) return;

@@ -61,6 +61,7 @@ SliceEntry MakeSliceEntry(SlicePtr slice);
 
 struct DeviceId {
   std::string driver, pool, device;
+  // NOLINTNEXTLINE(modernize-use-nullptr): clang-tidy 14 flags the 0 of the synthesized compare
   friend auto operator<=>(const DeviceId&, const DeviceId&) = default;
   std::string ToString() const { return driver + "/" + pool + "/" + device; }
 };
@@ -201,6 +202,7 @@ class ClusterCache {
   static constexpr size_t kMaxTombstones = 4096;
 
   bool UpsertClaimLocked(ClaimPtr claim, bool observed);
+  // `key` must not refer into the claim's entry (which this erases).
   void DeleteClaimLocked(const std::string& key);
   void IndexClaimLocked(const std::string& key, const api::ResourceClaim& c, int sign);
   void IndexPodLocked(const std::string& key, const api::Pod& p, int sign);

@@ -1,6 +1,7 @@
 #include "controller/reconcilers/controller.h"
 
 #include <algorithm>
+#include <array>
 #include <ctime>
 
 #include <spdlog/spdlog.h>
@@ -51,9 +52,9 @@ std::string FormatTimestamp(std::chrono::system_clock::time_point t) {
   std::time_t secs = std::chrono::system_clock::to_time_t(t);
   std::tm tm{};
   gmtime_r(&secs, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
+  std::array<char, 32> buf{};
+  std::strftime(buf.data(), buf.size(), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf.data();
 }
 
 Controller::Controller(ClusterCache& cache, ApiWriter& writer, ClaimAllocator& allocator,
@@ -398,7 +399,7 @@ StatusOr<Result> Controller::AllocateForPod(const api::Pod& pod, const PodClaims
       int shown = 0;
       for (const auto& [n, why] : filtered.why) {
         if (shown++ == kExplainedNodes) break;
-        msg += (shown == 1 ? " (" : "; ") + n + ": " + why;
+        msg.append(shown == 1 ? " (" : "; ").append(n).append(": ").append(why);
       }
       if (shown > 0) msg += ")";
       ReportFailure(&pod, to_allocate, "FailedAllocation", msg);

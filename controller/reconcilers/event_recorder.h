@@ -43,6 +43,8 @@ class AsyncEventRecorder : public EventSink {
   AsyncEventRecorder(k8s::RestClient& client, Clock& clock, std::string component,
                      std::string instance, EventRecorderOptions options = {});
   ~AsyncEventRecorder() override;
+  AsyncEventRecorder(const AsyncEventRecorder&) = delete;
+  AsyncEventRecorder& operator=(const AsyncEventRecorder&) = delete;
   void Record(const EventTarget& target, std::string_view type, std::string_view reason,
               std::string message) override;
 

@@ -117,6 +117,9 @@ StatusOr<Result> Controller::AllocateGroup(const api::Pod& pod, const PodClaims&
   struct Release {
     Controller* c;
     std::string key;
+    Release(Controller* ctl, std::string k) : c(ctl), key(std::move(k)) {}
+    Release(const Release&) = delete;
+    Release& operator=(const Release&) = delete;
     ~Release() {
       std::lock_guard<std::mutex> l(c->alloc_mu_);
       c->groups_busy_.erase(key);
@@ -247,6 +250,7 @@ group::MemberOutcome Controller::TryGroupMember(GroupMember& m, const group::Dom
     return {true, m.node, ""};
   }
   std::vector<ClaimPtr> asked;
+  asked.reserve(planned.size());
   for (const auto& c : planned) {
     asked.push_back(
         dom ? std::make_shared<const api::ResourceClaim>(group::Constrained(*c, dom->selector))

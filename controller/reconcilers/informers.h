@@ -66,6 +66,8 @@ class Informers {
             Clock::Duration policy_probe_interval = std::chrono::seconds(30),
             bool watch_device_taint_rules = true, bool watch_pod_groups = false);
   ~Informers();
+  Informers(const Informers&) = delete;
+  Informers& operator=(const Informers&) = delete;
 
   // Both setters wait for the event handlers still using the previous controller/sink, so the
   // previous one may be destroyed once they return (a new leadership term replaces both).

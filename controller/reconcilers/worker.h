@@ -40,6 +40,8 @@ class Worker {
   Worker(k8s::workqueue::RateLimitingQueue& queue, ReconcileFn fn, Clock& clock,
          metrics::ControllerMetrics* metrics);
   ~Worker();
+  Worker(const Worker&) = delete;
+  Worker& operator=(const Worker&) = delete;
 
   void Run(int threads);
   // Processes one item; false when the queue is shut down. Exposed for tests.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <string_view>
 
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
@@ -40,13 +41,13 @@ StatusOr<int64_t> Count(const Value& obj, const char* key, int64_t def, const st
 
 // Kubernetes' rand.SafeEncodeString alphabet (no vowels, no ambiguous characters).
 std::string SafeHash(std::string_view in, size_t len) {
-  static constexpr char kAlphabet[] = "bcdfghjklmnpqrstvwxz2456789";
+  static constexpr std::string_view kAlphabet = "bcdfghjklmnpqrstvwxz2456789";
   uint64_t h = 14695981039346656037ull;  // FNV-1a
   for (unsigned char c : in) h = (h ^ c) * 1099511628211ull;
   std::string out;
   for (size_t i = 0; i < len; ++i) {
-    out.push_back(kAlphabet[h % (sizeof(kAlphabet) - 1)]);
-    h = (h / (sizeof(kAlphabet) - 1)) ^ (h << 29) ^ (0x9e3779b97f4a7c15ull * (i + 1));
+    out.push_back(kAlphabet[h % kAlphabet.size()]);
+    h = (h / kAlphabet.size()) ^ (h << 29) ^ (0x9e3779b97f4a7c15ull * (i + 1));
   }
   return out;
 }
@@ -143,11 +144,14 @@ Status ExpandJob(const Value& spec, const std::string& ns, const std::string& jo
       mode && mode->IsString() ? std::string_view(mode->GetString()) == "Indexed" : indexed_default;
   for (int64_t i = 0; i < *n; ++i) {
     std::string idx = std::to_string(i);
-    std::string base = indexed ? job + "-" + idx : job;
+    std::string pod_name = job;
+    if (indexed) pod_name.append("-").append(idx);
+    std::string hashed = job;
+    pod_name.append("-").append(SafeHash(hashed.append("/").append(idx), 5));
     PodMeta m = meta;
     m.labels.push_back({"job-name", job});
     if (indexed) m.labels.push_back({"batch.kubernetes.io/job-completion-index", idx});
-    out->push_back(PodFromTemplate(**tmpl, ns, base + "-" + SafeHash(job + "/" + idx, 5), m));
+    out->push_back(PodFromTemplate(**tmpl, ns, pod_name, m));
   }
   return OkStatus();
 }
@@ -227,10 +231,12 @@ Status ExpandLeaderWorkerSet(const Value& spec, const std::string& ns, const std
     std::string group = name + "-" + std::to_string(g);
     // One leader and its workers form a group (group-key: the real controller hashes the
     // namespace and the leader's name too, with SHA-1).
+    std::string hashed = ns;
+    hashed.append("/").append(group);
     PodMeta meta;
     meta.labels = {{"leaderworkerset.sigs.k8s.io/name", name},
                    {"leaderworkerset.sigs.k8s.io/group-index", std::to_string(g)},
-                   {"leaderworkerset.sigs.k8s.io/group-key", SafeHash(ns + "/" + group, 40)},
+                   {"leaderworkerset.sigs.k8s.io/group-key", SafeHash(hashed, 40)},
                    {"leaderworkerset.sigs.k8s.io/worker-index", "0"}};
     meta.annotations = {{"leaderworkerset.sigs.k8s.io/size", std::to_string(*size)}};
     if (*size > 0) out->push_back(PodFromTemplate(*leader, ns, group, meta));
