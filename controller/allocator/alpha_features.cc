@@ -101,6 +101,7 @@ bool Search::CheckGroups(int ci, Rollback* rb) {
 void Search::RestoreGroups(int ci, const Rollback& rb) {
   std::map<std::string, GroupState>& running =
       groups_running_[static_cast<size_t>(pools_->cands[static_cast<size_t>(ci)].pool)];
+  // NOLINTNEXTLINE(modernize-loop-convert): clang 14 rejects ranges::reverse_view of this vector
   for (auto it = rb.groups_saved.rbegin(); it != rb.groups_saved.rend(); ++it) {
     const auto& [set, prev, existed] = *it;
     if (existed) {
