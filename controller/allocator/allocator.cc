@@ -2,6 +2,8 @@
 #include "controller/allocator/allocator.h"
 
 #include <algorithm>
+#include <array>
+#include <cinttypes>
 #include <cstdio>
 #include <limits>
 #include <set>
@@ -107,8 +109,8 @@ const PreparedDevice* Allocator::Impl::Prepared(int gid) {
   if (!config_.selectors) return nullptr;
   if (prepared_.empty()) prepared_.resize(static_cast<size_t>(num_devices_ + 63) / 64);
   auto& chunk = prepared_[static_cast<size_t>(gid) / 64];
-  if (!chunk) chunk = std::make_unique<std::shared_ptr<const PreparedDevice>[]>(64);
-  auto& p = chunk[static_cast<size_t>(gid) % 64];
+  if (!chunk) chunk = std::make_unique<std::array<std::shared_ptr<const PreparedDevice>, 64>>();
+  auto& p = (*chunk)[static_cast<size_t>(gid) % 64];
   if (!p) {
     int slice = SliceOfGid(gid);
     const ResourceSlice& s = slices_[static_cast<size_t>(slice)];
@@ -168,21 +170,20 @@ uint8_t Allocator::Impl::ClassSelect(int class_idx, int gid, std::string* err) {
 }
 
 std::string Allocator::Impl::NewShareId() {
-  char buf[64];
+  std::array<char, 64> buf{};
   if (config_.deterministic_share_ids) {
-    std::snprintf(buf, sizeof(buf), "00000000-0000-4000-8000-%012lld",
-                  static_cast<long long>(++share_counter_));
-    return buf;
+    std::snprintf(buf.data(), buf.size(), "00000000-0000-4000-8000-%012" PRId64, ++share_counter_);
+    return buf.data();
   }
   if (!rng_) rng_.emplace(std::random_device{}());
   uint64_t a = (*rng_)(), b = (*rng_)();
   a = (a & 0xffffffffffff0fffull) | 0x0000000000004000ull;  // version 4
   b = (b & 0x3fffffffffffffffull) | 0x8000000000000000ull;  // variant
-  std::snprintf(buf, sizeof(buf), "%08x-%04x-%04x-%04x-%012llx", static_cast<unsigned>(a >> 32),
-                static_cast<unsigned>((a >> 16) & 0xffff), static_cast<unsigned>(a & 0xffff),
-                static_cast<unsigned>(b >> 48),
-                static_cast<unsigned long long>(b & 0xffffffffffffull));
-  return buf;
+  std::snprintf(buf.data(), buf.size(), "%08x-%04x-%04x-%04x-%012" PRIx64,
+                static_cast<unsigned>(a >> 32), static_cast<unsigned>((a >> 16) & 0xffff),
+                static_cast<unsigned>(a & 0xffff), static_cast<unsigned>(b >> 48),
+                static_cast<uint64_t>(b & 0xffffffffffffull));
+  return buf.data();
 }
 
 Status Allocator::Impl::PreFilter(const std::vector<const ResourceClaim*>& claims,

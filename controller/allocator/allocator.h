@@ -212,6 +212,8 @@ class Snapshot {
   struct Data;
   const Data& data() const { return *data_; }
   explicit Snapshot(std::unique_ptr<Data> data);
+  Snapshot(const Snapshot&) = delete;
+  Snapshot& operator=(const Snapshot&) = delete;
   ~Snapshot();
 
  private:
@@ -228,6 +230,8 @@ class AllocatedState {
  public:
   struct Data;
   explicit AllocatedState(std::unique_ptr<Data> data);
+  AllocatedState(const AllocatedState&) = delete;
+  AllocatedState& operator=(const AllocatedState&) = delete;
   ~AllocatedState();
   const Data& data() const { return *data_; }
 
@@ -263,7 +267,7 @@ class Allocator {
   // Builds the snapshot (Snapshot::Build) and an allocator over it. `allocated` are claims with
   // status.allocation (committed or in flight); they are read once, in Create.
   static StatusOr<std::unique_ptr<Allocator>> Create(
-      Config config, const std::vector<api::DeviceClass>& classes,
+      const Config& config, const std::vector<api::DeviceClass>& classes,
       const std::vector<std::shared_ptr<const api::ResourceSlice>>& slices,
       const std::vector<api::DeviceTaintRule>& taint_rules,
       const std::vector<const api::ResourceClaim*>& allocated);
@@ -274,7 +278,7 @@ class Allocator {
   // lookups; each pool's devices are resolved the first time the pool is used); with namespace
   // limits, every result is resolved immediately (usage needs class and device).
   static StatusOr<std::unique_ptr<Allocator>> Create(
-      Config config, std::shared_ptr<const Snapshot> snapshot,
+      const Config& config, std::shared_ptr<const Snapshot> snapshot,
       const std::vector<const api::ResourceClaim*>& allocated);
   // Cheapest: an allocator over `snapshot` starting from `state` (taken with State() from an
   // allocator with the same config.policies, else INVALID_ARGUMENT). When `state` was taken over
@@ -284,8 +288,10 @@ class Allocator {
   // are matched by device name (O(in-use devices of changed pools)). Namespace-limit usage is
   // carried over unchanged.
   static StatusOr<std::unique_ptr<Allocator>> CreateFromState(
-      Config config, std::shared_ptr<const Snapshot> snapshot,
-      std::shared_ptr<const AllocatedState> state);
+      const Config& config, std::shared_ptr<const Snapshot> snapshot,
+      const std::shared_ptr<const AllocatedState>& state);
+  Allocator(const Allocator&) = delete;
+  Allocator& operator=(const Allocator&) = delete;
   ~Allocator();
 
   // A copy of the current allocated state (committed and in-flight allocations); resolves the

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -130,7 +131,7 @@ inline uint32_t NodeHash(std::string_view node) {
   return node.empty() ? 0 : uint32_t(HashName(node, 0x13198A2E03707344ull)) | 1u;
 }
 inline uint32_t NodeHash(const std::optional<std::string>& node) {
-  return node ? NodeHash(std::string_view(*node)) : 0;
+  return node ? NodeHash(static_cast<std::string_view>(*node)) : 0;
 }
 
 inline uint64_t HashPool(std::string_view /*driver*/, std::string_view pool) {
@@ -157,8 +158,9 @@ struct PoolTable {
       int32_t s = slots[i];
       if (s == 0) return -1;
       const Key& k = keys[static_cast<size_t>(s - 1)];
-      if (key_hash[static_cast<size_t>(s - 1)] == h && k.pool == pool && k.driver == driver)
+      if (key_hash[static_cast<size_t>(s - 1)] == h && k.pool == pool && k.driver == driver) {
         return s - 1;
+      }
     }
   }
   int Find(std::string_view driver, std::string_view pool) const {
@@ -239,7 +241,7 @@ struct Snapshot::Data {
   std::vector<Pool> pools;  // by pool id
   // Owners of the pools' PoolIndex objects (this snapshot's own block plus the blocks of the
   // snapshots it was derived from that hold indexes it still uses).
-  std::vector<std::shared_ptr<PoolIndex[]>> index_blocks;
+  std::vector<std::shared_ptr<std::vector<PoolIndex>>> index_blocks;
   std::vector<int> pool_slice_offset;  // slices of pool p: pool_slice_list[off[p]..off[p+1])
   std::vector<int> pool_slice_list;    // all slices, ordered by gid
   std::vector<int> ordered_gid_base;   // slice_gid_base of pool_slice_list[k]
@@ -338,7 +340,7 @@ class Allocator::Impl {
   std::vector<int> pending_offset_;  // per pool, into pending_order_ (built on first use)
   std::vector<int> pending_order_;
   std::string_view PendingName(const Pending& p) const {
-    return std::string_view(pending_names_).substr(p.name_off, p.name_len);
+    return static_cast<std::string_view>(pending_names_).substr(p.name_off, p.name_len);
   }
   // Holders of allocated devices, read only by explanations (Search::CounterHolders): claim
   // names "namespace/name" concatenated in holder_text_ (holder i is [holder_off_[i],
@@ -391,7 +393,7 @@ class Allocator::Impl {
   std::unordered_map<std::string, Compiled> compiled_;
 
   // CEL views of devices, built on first use (per gid, in chunks of 64 allocated lazily).
-  std::vector<std::unique_ptr<std::shared_ptr<const PreparedDevice>[]>> prepared_;
+  std::vector<std::unique_ptr<std::array<std::shared_ptr<const PreparedDevice>, 64>>> prepared_;
 
   std::optional<std::mt19937_64> rng_;  // seeded on first random share ID
   int64_t share_counter_ = 0;

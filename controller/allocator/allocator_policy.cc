@@ -52,8 +52,9 @@ void Allocator::Impl::InitPolicies() {
         continue;
       }
       const AllocationPolicy& b = config_.policies[static_cast<size_t>(best)];
-      if (p.priority > b.priority || (p.priority == b.priority && p.name < b.name))
+      if (p.priority > b.priority || (p.priority == b.priority && p.name < b.name)) {
         best = static_cast<int>(pi);
+      }
     }
     class_policy_[ci] = best;
   }

@@ -76,15 +76,12 @@ PoolGroups GroupSlices(const Allocator::Impl& m, const Node& node, Status& error
     auto [it, inserted] = groups.slices.emplace(pk, std::vector<int>{});
     if (inserted) groups.order.push_back(pk);
     std::vector<int>& g = it->second;
-    if (g.empty()) {
-      g.push_back(si);
-    } else if (s.generation < m.slices_[g[0]].generation) {
-      // outdated
-    } else if (s.generation > m.slices_[g[0]].generation) {
-      g.assign(1, si);
-    } else {
-      g.push_back(si);
+    if (!g.empty()) {
+      const auto generation = m.slices_[g[0]].generation;
+      if (s.generation < generation) continue;  // outdated
+      if (s.generation > generation) g.clear();
     }
+    g.push_back(si);
   }
   return groups;
 }
@@ -110,8 +107,9 @@ PoolCheck CheckComplete(const Allocator::Impl& m, int pk, const ResourceSlice& f
   if (!m.config_.features.compatibility_groups) {
     std::erase_if(all_for_pool, [&](int si) { return UsesCompatibilityGroups(m.slices_[si]); });
   }
-  if (static_cast<int64_t>(all_for_pool.size()) != first.resource_slice_count)
+  if (static_cast<int64_t>(all_for_pool.size()) != first.resource_slice_count) {
     return PoolCheck::kIncomplete;
+  }
   return PoolCheck::kComplete;
 }
 

@@ -1,5 +1,6 @@
 // Snapshot building and derivation (taint rules, pool layout and index); Allocator::Create.
 #include <algorithm>
+#include <array>
 #include <atomic>
 
 #include "controller/allocator/allocator.h"
@@ -68,9 +69,10 @@ void Snapshot::Data::Layout(const Data* parent, const std::vector<int>& changed)
   pool_slice_list.resize(ns);
   {
     std::vector<int> fill(pool_slice_offset.begin(), pool_slice_offset.end() - 1);
-    for (size_t i = 0; i < ns; ++i)
+    for (size_t i = 0; i < ns; ++i) {
       pool_slice_list[static_cast<size_t>(fill[static_cast<size_t>(slice_pool[i])]++)] =
           static_cast<int>(i);
+    }
   }
   shared_slices.clear();
   for (size_t i = 0; i < ns; ++i) {
@@ -104,8 +106,8 @@ void Snapshot::Data::Layout(const Data* parent, const std::vector<int>& changed)
   for (size_t p = 0; p < np; ++p) fresh += inherits(p) && !compact ? 0 : 1;
   index_blocks.clear();
   if (parent != nullptr && !compact) index_blocks = parent->index_blocks;
-  if (fresh > 0) index_blocks.emplace_back(new PoolIndex[fresh]);
-  PoolIndex* block = fresh > 0 ? index_blocks.back().get() : nullptr;
+  if (fresh > 0) index_blocks.push_back(std::make_shared<std::vector<PoolIndex>>(fresh));
+  PoolIndex* block = fresh > 0 ? index_blocks.back()->data() : nullptr;
   size_t next = 0;
   for (size_t p = 0; p < np; ++p) {
     bool keep = inherits(p);
@@ -139,16 +141,16 @@ const PoolIndex& Snapshot::Data::Index(int pool) const {
       }
       ix.by_name = std::move(m);
     } else {
-      std::string_view names[kLinearPool];
+      std::array<std::string_view, kLinearPool> names;
       canon.resize(static_cast<size_t>(n));
       int local = 0;
       for (int k = b; k < e; ++k) {
         for (const auto& d :
              slices[static_cast<size_t>(pool_slice_list[static_cast<size_t>(k)])].devices) {
-          names[local] = d.name;
+          names[static_cast<size_t>(local)] = d.name;
           canon[static_cast<size_t>(local)] = local;
           for (int j = 0; j < local; ++j) {
-            if (names[j] == names[local]) {
+            if (names[static_cast<size_t>(j)] == names[static_cast<size_t>(local)]) {
               canon[static_cast<size_t>(local)] = j;
               dup = true;
               break;
@@ -212,7 +214,7 @@ std::vector<int> Snapshot::Data::NodeSlices(const std::string& node) const {
   std::vector<int> out;
   if (node_scans.load(std::memory_order_relaxed) < kNodeScansBeforeIndex &&
       node_scans.fetch_add(1, std::memory_order_relaxed) < kNodeScansBeforeIndex) {
-    const uint32_t h = NodeHash(std::string_view(node));
+    const uint32_t h = NodeHash(static_cast<std::string_view>(node));
     for (size_t i = 0; i < slices.size(); ++i) {
       if (slice_node_hash[i] != h) continue;
       const auto& nn = slices[i].node_name;
@@ -524,16 +526,16 @@ std::vector<ResourceClaim> ToAllocClaims(const std::vector<const api::ResourceCl
 }  // namespace
 
 StatusOr<std::unique_ptr<Allocator>> Allocator::Create(
-    Config config, const std::vector<api::DeviceClass>& classes,
+    const Config& config, const std::vector<api::DeviceClass>& classes,
     const std::vector<std::shared_ptr<const api::ResourceSlice>>& slices,
     const std::vector<api::DeviceTaintRule>& taint_rules,
     const std::vector<const api::ResourceClaim*>& allocated) {
   auto snap = Snapshot::Build(config.features, classes, slices, taint_rules);
-  return Create(std::move(config), std::move(snap), allocated);
+  return Create(config, std::move(snap), allocated);
 }
 
 StatusOr<std::unique_ptr<Allocator>> Allocator::Create(
-    Config config, std::shared_ptr<const Snapshot> snapshot,
+    const Config& config, std::shared_ptr<const Snapshot> snapshot,
     const std::vector<const api::ResourceClaim*>& allocated) {
   auto c = ToComputeConfig(config);
   if (!c.ok()) return c.status();

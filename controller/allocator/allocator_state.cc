@@ -169,6 +169,7 @@ AllocatedState::~AllocatedState() = default;
 namespace {
 std::vector<std::string> PolicyNames(const std::vector<AllocationPolicy>& ps) {
   std::vector<std::string> out;
+  out.reserve(ps.size());
   for (const auto& p : ps) out.push_back(p.name);
   return out;
 }
@@ -207,16 +208,16 @@ std::shared_ptr<const AllocatedState> Allocator::State() const {
 }
 
 StatusOr<std::unique_ptr<Allocator>> Allocator::CreateFromState(
-    Config config, std::shared_ptr<const Snapshot> snapshot,
-    std::shared_ptr<const AllocatedState> state) {
+    const Config& config, std::shared_ptr<const Snapshot> snapshot,
+    const std::shared_ptr<const AllocatedState>& state) {
   auto c = ToComputeConfig(config);
   if (!c.ok()) return c.status();
-  return CreateAllocatorFromState(std::move(*c), std::move(snapshot), std::move(state));
+  return CreateAllocatorFromState(std::move(*c), std::move(snapshot), state);
 }
 
 StatusOr<std::unique_ptr<Allocator>> CreateAllocatorFromState(
     ComputeConfig config, std::shared_ptr<const Snapshot> snapshot,
-    std::shared_ptr<const AllocatedState> state) {
+    const std::shared_ptr<const AllocatedState>& state) {
   using Impl = Allocator::Impl;
   if (!state || !snapshot) return InvalidArgumentError("no snapshot or allocated state");
   if (state->data().policy_names != PolicyNames(config.policies)) {

@@ -6,7 +6,6 @@
 //    device's attributes of the same name for that request's constraints.
 #include <algorithm>
 #include <iterator>
-#include <ranges>
 
 #include "controller/allocator/search.h"
 
@@ -59,8 +58,10 @@ const std::map<std::string, Search::GroupState>& Search::GroupBaseline(int pool)
     for (int si : *list) {
       const ResourceSlice& s = impl_.slices_[si];
       for (size_t di = 0; di < s.devices.size(); ++di) {
-        if (!impl_.IsDeviceAllocated(pv.pool_key, impl_.slice_gid_base_[si] + static_cast<int>(di)))
+        if (!impl_.IsDeviceAllocated(pv.pool_key,
+                                     impl_.slice_gid_base_[si] + static_cast<int>(di))) {
           continue;
+        }
         for (const auto& cc : s.devices[di].consumes_counters) {
           GroupState& st = (*slot)[cc.counter_set];
           st = st.Add(GroupSet(cc.compatibility_groups));
@@ -100,7 +101,9 @@ bool Search::CheckGroups(int ci, Rollback* rb) {
 void Search::RestoreGroups(int ci, const Rollback& rb) {
   std::map<std::string, GroupState>& running =
       groups_running_[static_cast<size_t>(pools_->cands[static_cast<size_t>(ci)].pool)];
-  for (const auto& [set, prev, existed] : std::ranges::reverse_view(rb.groups_saved)) {
+  // NOLINTNEXTLINE(modernize-loop-convert): clang 14 rejects ranges::reverse_view of this vector
+  for (auto it = rb.groups_saved.rbegin(); it != rb.groups_saved.rend(); ++it) {
+    const auto& [set, prev, existed] = *it;
     if (existed) {
       running[set] = prev;
     } else {

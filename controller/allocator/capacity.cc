@@ -174,7 +174,8 @@ bool ConsumedForDevice(const RequestSpec& spec, const Device& d, bool fractional
     const auto& [name, cap] = d.capacity[i];
     std::string e;
     if (!CalcConsumed(RequestedFor(spec, name), cap, fractional, &(*consumed)[i], &e)) {
-      *err = "capacity \"" + name + "\": " + e;
+      *err = "capacity \"" + name + "\": ";
+      *err += e;
       return false;
     }
     if ((*consumed)[i].nanos < 0) {

@@ -3,6 +3,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "controller/allocator/allocator.h"
 #include "controller/allocator/selector.h"
 #include "controller/celenv/dra_env.h"
 

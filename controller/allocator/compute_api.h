@@ -82,7 +82,7 @@ StatusOr<std::unique_ptr<Allocator>> CreateAllocator(
 // Allocator::CreateFromState with the compute config.
 StatusOr<std::unique_ptr<Allocator>> CreateAllocatorFromState(
     ComputeConfig config, std::shared_ptr<const Snapshot> snapshot,
-    std::shared_ptr<const AllocatedState> state);
+    const std::shared_ptr<const AllocatedState>& state);
 
 SearchOutcome ComputeAllocate(Allocator& a, const Node& node,
                               const std::vector<const ResourceClaim*>& claims);

@@ -216,8 +216,9 @@ FilterResult Search::FilterConsumeCapacity(FilterCtx& x) {
   bool missing = false;
   ConsumedForDevice(*x.rd->spec, d, f.fractional_capacity_range, &consumed, &missing, &err);
   x.res->share_id = impl_.NewShareId();
-  if (alloc_cap_[static_cast<size_t>(ci)].empty())
+  if (alloc_cap_[static_cast<size_t>(ci)].empty()) {
     alloc_cap_[static_cast<size_t>(ci)].assign(d.capacity.size(), 0);
+  }
   x.rb->consumed_amounts.resize(consumed.size());
   for (size_t i = 0; i < consumed.size(); ++i) {
     alloc_cap_[static_cast<size_t>(ci)][i] += consumed[i].nanos;
@@ -258,8 +259,8 @@ Search::FilterResult Search::RunChecks(FilterCtx& x, std::index_sequence<I...>) 
 
 template <bool kScan, size_t I>
 Search::FilterResult Search::RunFilter(FilterCtx& x) {
-  constexpr const DeviceFilter& f = kDeviceFilters[I];
-  if constexpr (f.phase == FilterPhase::kMemo) {
+  constexpr const DeviceFilter& kFilter = kDeviceFilters[I];
+  if constexpr (kFilter.phase == FilterPhase::kMemo) {
     if constexpr (I != FirstMemo()) {
       return FilterResult::kPass;  // Selectable evaluated it with the first of the run
     } else {
@@ -267,10 +268,10 @@ Search::FilterResult Search::RunFilter(FilterCtx& x) {
       if (s == 3) *x.error = x.rd->sel_err[static_cast<size_t>(x.ci)];
       return FromSelectable(s);
     }
-  } else if constexpr (f.phase == FilterPhase::kScan && !kScan) {
+  } else if constexpr (kFilter.phase == FilterPhase::kScan && !kScan) {
     return FilterResult::kPass;
   } else {
-    return (this->*f.check)(x);
+    return (this->*kFilter.check)(x);
   }
 }
 

@@ -339,8 +339,19 @@ bool Search::NarrowNamespaceLimits(FunnelStep& st) {
                                   : api::Quantity::Format::kDecimalSI)
             .ToString();
       };
-      ldetail += "AllocationPolicy " + pol.name + ": namespace " + ns + " maxCapacity[" + name +
-                 "] " + max.ToString() + ", used " + q(have) + ", requested " + q(want) + "; ";
+      ldetail += "AllocationPolicy ";
+      ldetail += pol.name;
+      ldetail += ": namespace ";
+      ldetail += ns;
+      ldetail += " maxCapacity[";
+      ldetail += name;
+      ldetail += "] ";
+      ldetail += max.ToString();
+      ldetail += ", used ";
+      ldetail += q(have);
+      ldetail += ", requested ";
+      ldetail += q(want);
+      ldetail += "; ";
     }
     allowed = std::min(allowed, fit);
   }

@@ -54,6 +54,7 @@ std::string Names(const std::vector<Unit>& units, const std::vector<size_t>& idx
 
 std::vector<std::string> Qualified(const std::vector<Unit>& units, const std::vector<size_t>& idx) {
   std::vector<std::string> out;
+  out.reserve(idx.size());
   for (size_t i : idx) out.push_back(units[i].claim + "/" + units[i].name);
   return out;
 }
@@ -273,7 +274,7 @@ void Search::ConflictOnConstraints(const std::vector<ConflictUnit>& units) {
         std::vector<std::pair<int64_t, std::string>> vals;
         for (const auto& [key, devs] : devices_of) {
           int64_t n = 0;
-          for (int cand : un.cands) n += devs.count(cand);
+          for (int cand : un.cands) n += static_cast<int64_t>(devs.count(cand));
           if (n > 0) vals.emplace_back(-n, key);
         }
         std::sort(vals.begin(), vals.end());

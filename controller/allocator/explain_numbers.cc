@@ -80,7 +80,7 @@ uint32_t Allocator::Impl::AddHolder(const ResourceClaim& claim) {
 void Allocator::Impl::ForEachHolder(int pool,
                                     const std::function<void(int, std::string_view)>& f) const {
   auto name = [&](uint32_t h) {
-    return std::string_view(holder_text_)
+    return static_cast<std::string_view>(holder_text_)
         .substr(holder_off_[h], holder_off_[h + 1] - holder_off_[h]);
   };
   for (const Held& h : committed_holders_) {

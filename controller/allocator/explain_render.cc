@@ -225,7 +225,7 @@ std::string ExplanationToJson(const Explanation& e) {
   rapidjson::StringBuffer buf;
   JsonWriter w(buf);
   EncodeExplanation(e, w);
-  return std::string(buf.GetString(), buf.GetSize());
+  return {buf.GetString(), buf.GetSize()};
 }
 
 }  // namespace draco::alloc

@@ -24,7 +24,7 @@ struct Gate {
 
 // k8s.io/kubernetes v1.37.2 pkg/features/kube_features.go, the DRA gates draco reads.
 const std::vector<Gate>& Gates() {
-  static const std::vector<Gate> gates = {
+  static const std::vector<Gate> kGates = {
       {"DRAAdminAccess",
        &Features::admin_access,
        {{32, false, false}, {34, true, false}, {36, true, true}}},
@@ -56,7 +56,7 @@ const std::vector<Gate>& Gates() {
        &Features::workload_resource_claims,
        {{36, false, false}, {37, false, false}}},
   };
-  return gates;
+  return kGates;
 }
 
 // The step in force at `minor`, or nullptr when the gate does not exist yet.

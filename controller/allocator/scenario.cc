@@ -1,5 +1,6 @@
 #include "controller/allocator/scenario.h"
 
+#include <array>
 #include <cstdio>
 #include <functional>
 #include <memory>
@@ -36,9 +37,9 @@ void CanonicalizeShares(std::vector<api::AllocationResult>& results, int* counte
   for (auto& r : results) {
     for (auto& d : r.devices.results) {
       if (!d.share_id) continue;
-      char buf[64];
-      std::snprintf(buf, sizeof(buf), "00000000-0000-4000-8000-%012d", ++*counter);
-      d.share_id = buf;
+      std::array<char, 64> buf{};
+      std::snprintf(buf.data(), buf.size(), "00000000-0000-4000-8000-%012d", ++*counter);
+      d.share_id = buf.data();
     }
   }
 }

@@ -194,7 +194,7 @@ std::string ComputeResultToJson(const AllocationResult& r) {
   rapidjson::StringBuffer buf;
   JsonWriter w(buf);
   EncodeComputeResult(r, w);
-  return std::string(buf.GetString(), buf.GetSize());
+  return {buf.GetString(), buf.GetSize()};
 }
 
 void EncodeAllocationResult(const api::AllocationResult& r, JsonWriter& w) {

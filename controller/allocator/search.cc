@@ -263,8 +263,11 @@ Status Search::ValidateRequest(ReqData& rd, const ResourceClaim& claim) {
       if (!StaticCapacityFits(rd, ci, &err)) {
         if (!err.empty()) {
           const Candidate& c = pools_->cands[ci];
-          return InvalidArgumentError(prefix + ": checking capacity for device " +
-                                      impl_.DeviceOf(c).name + ": " + err);
+          std::string message = prefix + ": checking capacity for device ";
+          message += impl_.DeviceOf(c).name;
+          message += ": ";
+          message += err;
+          return InvalidArgumentError(message);
         }
         continue;
       }

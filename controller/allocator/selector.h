@@ -62,9 +62,9 @@ class SelectorCompiler {
   virtual std::shared_ptr<const PreparedDevice> Prepare(const DeviceView& device) = 0;
 };
 
-// The default compiler: draco's own CEL (controller/celenv). Null when draco_celenv is not built.
-// It keeps successful compilations (bounded) so that allocators sharing it compile each
-// expression once, like the scheduler's CEL cache.
-std::shared_ptr<SelectorCompiler> NewCelSelectorCompiler();
+// The default compiler, NewCelSelectorCompiler() (declared in allocator.h): draco's own CEL
+// (controller/celenv). Null when draco_celenv is not built. It keeps successful compilations
+// (bounded) so that allocators sharing it compile each expression once, like the scheduler's CEL
+// cache.
 
 }  // namespace draco::alloc

@@ -2,6 +2,7 @@
 // Unbound WaitForFirstConsumer claims are satisfied by a matching available PV or by dynamic
 // provisioning within the StorageClass's allowedTopologies; storage capacity is not modelled.
 #include <algorithm>
+#include <array>
 
 #include "controller/feasibility/labels.h"
 #include "controller/feasibility/plugin.h"
@@ -155,9 +156,9 @@ class VolumeBinding : public Plugin {
       }
       if (ref || pv->status.phase != "Available" || pv->metadata.deletion_timestamp) continue;
       if (pvc.spec.selector && (!sel.ok() || !sel->Matches(pv->metadata.labels))) continue;
-      bool modes =
-          std::all_of(pvc.spec.access_modes.begin(), pvc.spec.access_modes.end(),
-                      [&](const std::string& m) { return Contains(pv->spec.access_modes, m); });
+      const auto& pv_modes = pv->spec.access_modes;
+      bool modes = std::all_of(pvc.spec.access_modes.begin(), pvc.spec.access_modes.end(),
+                               [&pv_modes](const std::string& m) { return Contains(pv_modes, m); });
       if (!modes || !affinity_ok) continue;
       if (!best || Storage(pv->spec.capacity).Compare(Storage(best->spec.capacity)) < 0) {
         best = pv.get();
@@ -171,7 +172,7 @@ class VolumeBinding : public Plugin {
   std::vector<const api::PersistentVolumeClaim*> delayed_;
 };
 
-constexpr const char* kTopologyLabels[] = {
+constexpr std::array<const char*, 4> kTopologyLabels = {
     "failure-domain.beta.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/region",
     "topology.kubernetes.io/zone", "topology.kubernetes.io/region"};
 

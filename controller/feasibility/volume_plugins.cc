@@ -174,7 +174,9 @@ class NodeVolumeLimits : public Plugin {
       }
       auto [driver, handle] = CsiDriverInfo(*snapshot_, *pvc);
       if (driver.empty() || handle.empty()) continue;
-      out[driver + "/" + handle] = driver;
+      std::string key = driver + "/";
+      key += handle;
+      out[std::move(key)] = driver;
     }
     return "";
   }

@@ -177,13 +177,20 @@ StatusOr<std::vector<Domain>> DomainsOf(const std::vector<SlicePtr>& slices,
       if (dom.selector.empty()) {
         std::string attrs = "device.attributes[\"" + qn->first + "\"]";
         dom.value = v->first;
-        dom.selector = "\"" + qn->second + "\" in " + attrs + " && " + attrs + "[\"" + qn->second +
-                       "\"] == " + v->second;
+        dom.selector = "\"" + qn->second + "\" in ";
+        dom.selector += attrs;
+        dom.selector += " && ";
+        dom.selector += attrs;
+        dom.selector += "[\"";
+        dom.selector += qn->second;
+        dom.selector += "\"] == ";
+        dom.selector += v->second;
       }
       ++dom.devices;
     }
   }
   std::vector<Domain> out;
+  out.reserve(by_value.size());
   for (auto& [v, d] : by_value) out.push_back(std::move(d));
   std::stable_sort(out.begin(), out.end(),
                    [](const Domain& a, const Domain& b) { return a.devices < b.devices; });
