@@ -31,6 +31,7 @@ CACHE=${DRACO_TIDY_CACHE-$HOME/.cache/draco/tidy}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
+pattern='(warning|error): .*\[[a-z0-9.,-]+\]$'
 todo=()
 declare -A key_of=()
 if [[ -n $CACHE ]]; then
@@ -49,11 +50,16 @@ echo "tidy: ${#sources[@]} sources, $((${#sources[@]} - ${#todo[@]})) clean in t
 # One source per clang-tidy process keeps the parallelism even; --quiet drops the suppressed
 # counts. Each source's output goes to its own file, so a clean one can be remembered.
 if ((${#todo[@]})); then
-  for i in "${!todo[@]}"; do printf '%s\0%s\0' "${todo[$i]}" "$work/$i.out"; done |
-    xargs -0 -n2 -P"${DRACO_JOBS:-$(nproc)}" sh -c \
-      'clang-tidy -p "$0" --quiet "$1" "$2" >"$3" 2>"$3.err"; echo $? >"$3.rc"' "$BUILD" "$EXTRA"
+  # A clean result is remembered as soon as it is known, so an interrupted run keeps its work.
+  for i in "${!todo[@]}"; do
+    printf '%s\0%s\0%s\0' "${todo[$i]}" "$work/$i.out" "${key_of[${todo[$i]}]:-none}"
+  done | xargs -0 -n3 -P"${DRACO_JOBS:-$(nproc)}" sh -c '
+      # $0 build, $1 cache, $2 extra argument, $3 finding pattern; $4 source, $5 output, $6 key
+      clang-tidy -p "$0" --quiet "$2" "$4" >"$5" 2>"$5.err"; rc=$?; echo $rc >"$5.rc"
+      if [ -n "$1" ] && [ "$6" != none ] && [ $rc = 0 ] && ! grep -q -E "$3" "$5"; then
+        touch "$1/$6"
+      fi' "$BUILD" "$CACHE" "$EXTRA" "$pattern"
 fi
-pattern='(warning|error): .*\[[a-z0-9.,-]+\]$'
 for i in "${!todo[@]}"; do
   out=$work/$i.out
   [[ -f $out.rc ]] || { echo "tidy: clang-tidy did not run on ${todo[$i]}" >&2; exit 1; }
@@ -64,8 +70,6 @@ for i in "${!todo[@]}"; do
     tail -5 "$out.err" >&2
     exit 1
   fi
-  key=${key_of[${todo[$i]}]:-none}
-  if [[ -n $CACHE && $key != none ]]; then touch "$CACHE/$key"; fi
 done
 warnings=$(cat "$work"/*.out 2>/dev/null | grep -E "$pattern" | sed "s|^$PWD/||" | sort -u || true)
 if [[ -n $warnings ]]; then
