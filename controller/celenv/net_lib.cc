@@ -90,8 +90,7 @@ std::optional<Addr> ParseV6(const std::string& s) {
       auto v4 = ParseV4(s.substr(start));
       if (!v4) return std::nullopt;
       for (int k = 0; k < 4; ++k) a.b[static_cast<size_t>(n++)] = v4->b[static_cast<size_t>(k)];
-      i = s.size();
-      break;
+      break;  // the IPv4 part ends the address
     }
     if (n + 2 > 16) return std::nullopt;
     a.b[static_cast<size_t>(n++)] = static_cast<uint8_t>(v >> 8);
