@@ -85,6 +85,8 @@ class SharedInformer::Listener {
     thread_ = std::thread([this] { Run(); });
   }
   ~Listener() { Stop(); }
+  Listener(const Listener&) = delete;  // its thread holds `this`
+  Listener& operator=(const Listener&) = delete;
 
   int id() const { return id_; }
   bool synced() const { return synced_.load(); }
