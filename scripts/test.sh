@@ -104,8 +104,7 @@ step "e2e with the workload-claims profile (PodGroup claims)"
   done
 )
 
-# TSan runs on a quiet machine, as it always has: clang-tidy finishes first (under the load of
-# clang-tidy, TSan has reported races inside the uninstrumented cpprestsdk's own threads).
+# TSan runs on a quiet machine, as it always has: clang-tidy finishes first.
 step "clang-tidy result"
 if ! wait "$tidy_pid"; then
   cat "$tidy_log"
