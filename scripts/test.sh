@@ -64,7 +64,7 @@ kill_tree() {
   kill "$1" 2>/dev/null || true
 }
 cleanup() {
-  kill_tree "$tidy_pid"
+  if [[ -n $tidy_pid ]]; then kill_tree "$tidy_pid"; fi
   if ((started)); then e2e/cluster/down.sh || true; fi
 }
 trap cleanup EXIT
@@ -106,7 +106,10 @@ step "e2e with the workload-claims profile (PodGroup claims)"
 
 # TSan runs on a quiet machine, as it always has: clang-tidy finishes first.
 step "clang-tidy result"
-if ! wait "$tidy_pid"; then
+tidy_rc=0
+wait "$tidy_pid" || tidy_rc=$?
+tidy_pid=""  # finished: its PID may be reused, cleanup must not signal it
+if ((tidy_rc)); then
   cat "$tidy_log"
   exit 1
 fi
