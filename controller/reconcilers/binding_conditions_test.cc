@@ -5,6 +5,7 @@
 
 #include "controller/reconcilers/controller.h"
 #include "controller/reconcilers/testing_fakes.h"
+#include "controller/reconcilers/testing_objects.h"
 
 namespace draco::reconcilers {
 namespace {
@@ -14,6 +15,7 @@ using testing::FakeAllocator;
 using testing::FakeEvents;
 using testing::FakeQueue;
 using testing::FakeWriter;
+using testing::GpuTemplate;
 
 constexpr std::chrono::milliseconds kTimeout = seconds(60);
 
@@ -139,15 +141,7 @@ TEST(CheckBindingConditionsTest, NoTimestampNeverTimesOut) {
 class BindingControllerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    api::ResourceClaimTemplate t;
-    t.metadata.name = "tmpl";
-    t.metadata.namespace_ = "ns";
-    api::DeviceRequest r;
-    r.name = "gpu";
-    r.exactly = api::ExactDeviceRequest{};
-    r.exactly->device_class_name = "gpu.example.com";
-    t.spec.spec.devices.requests.push_back(r);
-    cache.UpsertTemplate(std::make_shared<const api::ResourceClaimTemplate>(t));
+    cache.UpsertTemplate(std::make_shared<const api::ResourceClaimTemplate>(GpuTemplate()));
     api::Node n;
     n.metadata.name = "node-0";
     n.metadata.labels = {{"kubernetes.io/hostname", "node-0"}};

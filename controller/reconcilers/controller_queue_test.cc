@@ -15,20 +15,13 @@ using testing::FakeEvents;
 using testing::FakeQueue;
 using testing::FakeWriter;
 using testing::GatedPod;
+using testing::GpuTemplate;
 using testing::ReadyNode;
 
 class ControllerQueueTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    api::ResourceClaimTemplate t;
-    t.metadata.name = "tmpl";
-    t.metadata.namespace_ = "ns";
-    api::DeviceRequest r;
-    r.name = "gpu";
-    r.exactly = api::ExactDeviceRequest{};
-    r.exactly->device_class_name = "gpu.example.com";
-    t.spec.spec.devices.requests.push_back(r);
-    cache.UpsertTemplate(std::make_shared<const api::ResourceClaimTemplate>(t));
+    cache.UpsertTemplate(std::make_shared<const api::ResourceClaimTemplate>(GpuTemplate()));
     cache.UpsertNode(std::make_shared<const api::Node>(ReadyNode("node-0")));
   }
 

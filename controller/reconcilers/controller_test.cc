@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "controller/reconcilers/testing_fakes.h"
+#include "controller/reconcilers/testing_objects.h"
 
 namespace draco::reconcilers {
 namespace {
@@ -14,6 +15,7 @@ using testing::FakeAllocator;
 using testing::FakeEvents;
 using testing::FakeQueue;
 using testing::FakeWriter;
+using testing::GpuTemplate;
 
 api::Node MakeNode(const std::string& name, bool ready = true) {
   api::Node n;
@@ -51,16 +53,9 @@ api::Pod MakePod(const std::string& name, bool gated = true) {
 class ControllerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    api::ResourceClaimTemplate t;
-    t.metadata.name = "tmpl";
-    t.metadata.namespace_ = "ns";
+    api::ResourceClaimTemplate t = GpuTemplate();
     t.spec.metadata.labels = {{"team", "ml"}};
     t.spec.metadata.annotations = {{"note", "x"}};
-    api::DeviceRequest r;
-    r.name = "gpu";
-    r.exactly = api::ExactDeviceRequest{};
-    r.exactly->device_class_name = "gpu.example.com";
-    t.spec.spec.devices.requests.push_back(r);
     cache.UpsertTemplate(std::make_shared<const api::ResourceClaimTemplate>(t));
     cache.UpsertNode(std::make_shared<const api::Node>(MakeNode("node-0")));
     cache.UpsertNode(std::make_shared<const api::Node>(MakeNode("node-1")));

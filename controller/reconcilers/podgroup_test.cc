@@ -4,6 +4,7 @@
 
 #include "controller/reconcilers/controller.h"
 #include "controller/reconcilers/testing_fakes.h"
+#include "controller/reconcilers/testing_objects.h"
 
 namespace draco::reconcilers {
 namespace {
@@ -12,6 +13,7 @@ using testing::FakeAllocator;
 using testing::FakeEvents;
 using testing::FakeQueue;
 using testing::FakeWriter;
+using testing::GpuTemplate;
 
 api::Node MakeNode(const std::string& name) {
   api::Node n;
@@ -56,15 +58,8 @@ api::Pod MakeMember(const std::string& name, const std::string& group, bool gate
 class PodGroupTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    api::ResourceClaimTemplate t;
-    t.metadata.name = "tmpl";
-    t.metadata.namespace_ = "ns";
+    api::ResourceClaimTemplate t = GpuTemplate();
     t.spec.metadata.labels = {{"team", "ml"}};
-    api::DeviceRequest r;
-    r.name = "gpu";
-    r.exactly = api::ExactDeviceRequest{};
-    r.exactly->device_class_name = "gpu.example.com";
-    t.spec.spec.devices.requests.push_back(r);
     cache.UpsertTemplate(std::make_shared<const api::ResourceClaimTemplate>(t));
     cache.UpsertNode(std::make_shared<const api::Node>(MakeNode("node-0")));
   }

@@ -15,6 +15,7 @@ using testing::FakeEvents;
 using testing::FakeQueue;
 using testing::FakeWriter;
 using testing::GatedPod;
+using testing::GpuTemplate;
 using testing::ReadyNode;
 
 constexpr char kReport[] =
@@ -42,15 +43,7 @@ double ReleasedUnschedulable(prometheus::Registry& registry) {
 class SafetyNetTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    api::ResourceClaimTemplate t;
-    t.metadata.name = "tmpl";
-    t.metadata.namespace_ = "ns";
-    api::DeviceRequest r;
-    r.name = "gpu";
-    r.exactly = api::ExactDeviceRequest{};
-    r.exactly->device_class_name = "gpu.example.com";
-    t.spec.spec.devices.requests.push_back(r);
-    cache.UpsertTemplate(std::make_shared<const api::ResourceClaimTemplate>(t));
+    cache.UpsertTemplate(std::make_shared<const api::ResourceClaimTemplate>(GpuTemplate()));
     cache.UpsertNode(std::make_shared<const api::Node>(ReadyNode("node-0")));
     cache.UpsertNode(std::make_shared<const api::Node>(ReadyNode("node-1")));
   }

@@ -1,5 +1,6 @@
 // Test builders for the objects most controller tests start from (header-only, tests only): a
-// Ready node as a kubelet reports it and a pod gated by draco with one templated claim.
+// Ready node as a kubelet reports it, a pod gated by draco with one templated claim, and that
+// template.
 #pragma once
 
 #include <string>
@@ -41,6 +42,20 @@ inline api::Pod GatedPod(const std::string& name, const std::string& scheduler =
   p.spec.scheduling_gates.push_back(g);
   p.status.phase = "Pending";
   return p;
+}
+
+// ResourceClaimTemplate ns/tmpl (GatedPod's template) with one request "gpu" for exactly one
+// device of class gpu.example.com.
+inline api::ResourceClaimTemplate GpuTemplate() {
+  api::ResourceClaimTemplate t;
+  t.metadata.name = "tmpl";
+  t.metadata.namespace_ = "ns";
+  api::DeviceRequest r;
+  r.name = "gpu";
+  r.exactly = api::ExactDeviceRequest{};
+  r.exactly->device_class_name = "gpu.example.com";
+  t.spec.spec.devices.requests.push_back(r);
+  return t;
 }
 
 }  // namespace draco::reconcilers::testing
