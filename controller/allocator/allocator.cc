@@ -252,11 +252,8 @@ SearchOutcome ComputeAllocate(Allocator& a, const Node& node,
 SearchOutcome ComputeAllocateOnAnyNode(Allocator& a, std::span<const Node> candidates,
                                        const std::vector<const ResourceClaim*>& claims,
                                        size_t start) {
-  std::vector<const Node*> nodes;
-  nodes.reserve(candidates.size());
-  for (const Node& n : candidates) nodes.push_back(&n);
   return a.impl().RunOnAnyNode(
-      candidates.size(), [&](size_t k) -> const Node& { return *nodes[k]; }, claims, start);
+      candidates.size(), [&](size_t k) -> const Node& { return candidates[k]; }, claims, start);
 }
 
 SearchOutcome Allocator::Impl::RunOnAnyNode(size_t n,

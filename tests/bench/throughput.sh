@@ -25,6 +25,9 @@
 # Usage: tests/bench/throughput.sh [--pods 2000] [--nodes 200] [--devices 8] [--qps 5000]
 #        [--workers 48] [--only draco|upstream] [--draco-flags "--http-threads 2 ..."]
 #        [--rate 20 --duration 120]   (steady-state mode; --pods is then rate x duration)
+# DRACO_CONTROLLER_BIN: an already built draco to run instead of building this tree's (e.g. an
+# older commit's binary, for before/after comparisons with the same harness, driver and control
+# plane). (DRACO_BIN is the control plane's binary directory, set by e2e/cluster/lib.sh.)
 # Results: printed, and appended as JSON lines to ${DRACO_BENCH_OUT:-/tmp/draco-bench/results.jsonl}.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -60,8 +63,12 @@ METRICS_PORT=${DRACO_BENCH_METRICS_PORT:-18090}
 HEALTH_PORT=$((METRICS_PORT + 1))
 mkdir -p "$WORK" "$(dirname "$OUT")"
 echo "== building draco and the benchmark driver" >&2
-cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build "$BUILD" --target draco -j"$(nproc)" >/dev/null
+DRACO_EXE=${DRACO_CONTROLLER_BIN:-$BUILD/controller/draco}
+if [[ -z ${DRACO_CONTROLLER_BIN:-} ]]; then
+  cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+  cmake --build "$BUILD" --target draco -j"$(nproc)" >/dev/null
+fi
+[[ -x $DRACO_EXE ]] || { echo "no draco binary at $DRACO_EXE" >&2; exit 1; }
 (cd tests/bench/throughput && GOTOOLCHAIN=local go build -o "$WORK/throughput" .)
 TP="$WORK/throughput"
 RUN_ID=$(date -u +%Y%m%dT%H%M%SZ)
@@ -226,7 +233,7 @@ if [[ $ONLY != draco ]]; then
   kill "$kcm_pid"; wait "$kcm_pid" 2>/dev/null || true; kcm_pid=""; unset "CPU_PIDS[resourceclaim-kcm]"
 fi
 if [[ $ONLY != upstream ]]; then
-  "$BUILD/controller/draco" run --kubeconfig "$KUBECONFIG" --leader-elect=false \
+  "$DRACO_EXE" run --kubeconfig "$KUBECONFIG" --leader-elect=false \
     --kube-api-qps "$QPS" --kube-api-burst $((QPS * 2)) --workers "$WORKERS" \
     --metrics-bind-address 127.0.0.1:$METRICS_PORT --health-probe-bind-address 127.0.0.1:$HEALTH_PORT \
     $DRACO_FLAGS >"$WORK/draco.log" 2>&1 &
