@@ -143,8 +143,9 @@ class ClusterCache {
   // ("ns/name", left out): nodes by name, and as placed pods every pod bound to a node
   // (spec.nodeName, not finished), every pod draco released for a node and every pod
   // kube-scheduler nominated (status.nominatedNodeName), plus PVs, PVCs, StorageClasses, CSINodes
-  // and Namespaces.
-  feasibility::Snapshot FeasibilitySnapshot(const std::string& exclude_pod_key) const;
+  // and Namespaces. `with_nodes` false leaves `nodes` empty for a caller that supplies its own.
+  feasibility::Snapshot FeasibilitySnapshot(const std::string& exclude_pod_key,
+                                            bool with_nodes = true) const;
   std::vector<PodPtr> Pods() const;
   std::vector<ClaimPtr> Claims() const;
   bool HasClass(const std::string& name) const;

@@ -87,11 +87,14 @@ std::vector<PodPtr> ClusterCache::GroupMembers(const std::string& group_key) con
   return out;
 }
 
-feasibility::Snapshot ClusterCache::FeasibilitySnapshot(const std::string& exclude_pod_key) const {
+feasibility::Snapshot ClusterCache::FeasibilitySnapshot(const std::string& exclude_pod_key,
+                                                        bool with_nodes) const {
   std::shared_lock l(mu_);
   feasibility::Snapshot s = storage_;
-  s.nodes.reserve(nodes_.size());
-  for (const auto& [name, n] : nodes_) s.nodes.push_back(n);
+  if (with_nodes) {
+    s.nodes.reserve(nodes_.size());
+    for (const auto& [name, n] : nodes_) s.nodes.push_back(n);
+  }
   for (const auto& [name, c] : classes_) {
     s.dra_extended_resources.insert(std::string(api::kDeviceClassResourcePrefix) + name);
     const auto& ext = c->spec.extended_resource_name;

@@ -6,7 +6,10 @@ NodeFilterResult FilterNodes(const api::Pod* pod, const std::vector<NodePtr>& no
                              const std::vector<ClaimPtr>& allocated_claims,
                              const ClusterCache& cache) {
   feasibility::Snapshot snap;
-  if (pod) snap = cache.FeasibilitySnapshot(pod->metadata.namespace_ + "/" + pod->metadata.name);
+  if (pod) {
+    snap = cache.FeasibilitySnapshot(pod->metadata.namespace_ + "/" + pod->metadata.name,
+                                     /*with_nodes=*/false);
+  }
   snap.nodes.assign(nodes.begin(), nodes.end());
   std::vector<const api::NodeSelector*> allocated;
   for (const auto& c : allocated_claims) {
