@@ -112,20 +112,9 @@ void Controller::OnPod(const PodPtr& old, const PodPtr& now) {
     if (!now) return;
   }
   if (now->metadata.deletion_timestamp) return;
-  if (NeedsClaimCreation(*now)) {
-    queue_.AddUrgent(QueueKey("pod", ns, now->metadata.name));
-  } else {
-    queue_.Add(QueueKey("pod", ns, now->metadata.name));
-  }
-}
-
-bool Controller::NeedsClaimCreation(const api::Pod& pod) {
-  if (!pod.spec.node_name.empty() || IsPodDone(pod)) return false;
-  for (const auto& pc : pod.spec.resource_claims) {
-    auto r = ResolveClaimName(pod, pc);
-    if (r.ok() && r->not_created_yet) return true;
-  }
-  return false;
+  // A new pod is not urgent: its first pass creates its claims and allocates them, so pods are
+  // served in arrival order (see the header for why claim creation does not jump the line).
+  queue_.Add(QueueKey("pod", ns, now->metadata.name));
 }
 
 void Controller::OnClaim(const ClaimPtr& old, const ClaimPtr& now) {
@@ -328,11 +317,6 @@ StatusOr<Result> Controller::SyncPod(const std::string& ns, const std::string& n
   if (!ensured.ok()) return ensured.status();
   if (!pod->spec.node_name.empty()) return ReserveForBoundPod(*pod, claims);
   if (!options_.allocate) return Result{};
-  if (*ensured && HasSchedulingGate(*pod) && queue_.UrgentLen() > 0) {
-    // Other pods wait for their claims: create those first, allocate this one afterwards.
-    queue_.Add(QueueKey("pod", ns, name));
-    return Result{};
-  }
   if (HasSchedulingGate(*pod)) {
     if (auto g = GroupOfPod(*pod)) return SyncGroupMember(*pod, claims, *g);
     return AllocateForPod(*pod, claims);

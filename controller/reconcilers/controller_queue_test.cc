@@ -1,5 +1,6 @@
-// The controller's use of the work queue's urgent line: a new pod's claims are created before a
-// backlog of allocations, and a pod whose allocation the watch confirms is released next.
+// The controller's use of the work queue: pods are served in arrival order (a new pod's claims are
+// created and allocated in one pass), the claims of a finished pod are urgent, and a pod whose
+// allocation the watch confirms is released next.
 #include <gtest/gtest.h>
 
 #include "controller/reconcilers/controller.h"
@@ -55,43 +56,39 @@ class ControllerQueueTest : public ::testing::Test {
   FakeClock clock;
 };
 
-TEST_F(ControllerQueueTest, PodWithoutItsClaimsIsUrgentOthersAreNot) {
+TEST_F(ControllerQueueTest, NewPodsAreNotUrgentTheClaimsOfAFinishedPodAre) {
   FakeQueue queue;
   Controller ctrl{cache, writer, allocator, events, queue, clock, nullptr, NoWatch()};
   ctrl.OnPod(nullptr, AddPod(GatedPod("new")));
-  EXPECT_TRUE(queue.urgent.count("pod:ns/new"));
-  api::Pod recorded = GatedPod("recorded");
+  EXPECT_TRUE(queue.added.count("pod:ns/new"));
+  EXPECT_FALSE(queue.urgent.count("pod:ns/new"));
+  api::Pod done = GatedPod("done");
+  done.spec.scheduling_gates.clear();
+  done.spec.node_name = "node-0";
+  done.status.phase = "Succeeded";
   api::PodResourceClaimStatus st;
   st.name = "gpu";
-  st.resource_claim_name = "recorded-gpu";
-  recorded.status.resource_claim_statuses.push_back(st);
-  ctrl.OnPod(nullptr, AddPod(recorded));
-  EXPECT_TRUE(queue.added.count("pod:ns/recorded"));
-  EXPECT_FALSE(queue.urgent.count("pod:ns/recorded"));
+  st.resource_claim_name = "done-gpu";
+  done.status.resource_claim_statuses.push_back(st);
+  ctrl.OnPod(nullptr, AddPod(done));
+  EXPECT_TRUE(queue.urgent.count("claim:ns/done-gpu"));  // frees its device
+  EXPECT_FALSE(queue.urgent.count("pod:ns/done"));
 }
 
-TEST_F(ControllerQueueTest, AllocationWaitsWhileUrgentKeysAreQueued) {
+TEST_F(ControllerQueueTest, NewPodIsCreatedAllocatedAndReleasedInOnePassEvenWithUrgentKeys) {
   FakeQueue queue;
   Controller ctrl{cache, writer, allocator, events, queue, clock, nullptr, NoWatch()};
   AddPod(GatedPod("a"));
-  queue.urgent_len = 1;  // another pod waits for its claims
+  queue.urgent_len = 3;  // other work waits in the urgent line: no reason to put this pod back
   ASSERT_TRUE(ctrl.SyncPod("ns", "a").ok());
   ASSERT_NE(ClaimOf("a"), nullptr);
-  EXPECT_FALSE(ClaimOf("a")->status.allocation);
-  EXPECT_EQ(allocator.calls, 0);
-  EXPECT_TRUE(queue.added.count("pod:ns/a"));  // back in the normal line
-  queue.urgent_len = 0;
-  ASSERT_TRUE(ctrl.SyncPod("ns", "a").ok());
   EXPECT_TRUE(ClaimOf("a")->status.allocation);
+  EXPECT_EQ(allocator.calls, 1);
   EXPECT_TRUE(writer.pods.at("ns/a").spec.scheduling_gates.empty());
-  // Without urgent work waiting, a new pod is created, allocated and released in one pass.
-  AddPod(GatedPod("b"));
-  ASSERT_TRUE(ctrl.SyncPod("ns", "b").ok());
-  EXPECT_TRUE(ClaimOf("b")->status.allocation);
-  EXPECT_TRUE(writer.pods.at("ns/b").spec.scheduling_gates.empty());
+  EXPECT_FALSE(queue.added.count("pod:ns/a"));  // done, not queued again
 }
 
-TEST_F(ControllerQueueTest, NewPodsClaimIsCreatedBeforePendingAllocations) {
+TEST_F(ControllerQueueTest, PodsAreServedInArrivalOrderAndAReleaseGoesNext) {
   k8s::workqueue::QueueOptions qo;
   qo.clock = &clock;
   k8s::workqueue::RateLimitingQueue q(qo);
@@ -101,23 +98,26 @@ TEST_F(ControllerQueueTest, NewPodsClaimIsCreatedBeforePendingAllocations) {
       q, [&](const Request& r) { return ctrl.Reconcile(r); }, clock, nullptr);
   constexpr int kPods = 10;
   for (int i = 0; i < kPods; ++i) ctrl.OnPod(nullptr, AddPod(GatedPod("old-" + std::to_string(i))));
-  // Each pass creates one pod's claim; the allocations wait while other pods wait for claims.
-  for (int i = 0; i < kPods; ++i) ASSERT_TRUE(worker.ProcessNext());
-  EXPECT_EQ(writer.claims.size(), static_cast<size_t>(kPods));
-  EXPECT_EQ(allocator.calls, 1);  // the last one: no urgent key left behind it
-  EXPECT_EQ(q.Len(), kPods - 1);  // nine allocations pending
-  // A new pod arrives behind the nine: its claim is created by the very next pass.
   ctrl.OnPod(nullptr, AddPod(GatedPod("late")));
+  // Each pass finishes one pod (claim created, allocated, gate removed), oldest first; the late
+  // pod waits for the ten before it instead of having its claim created ahead of them.
+  for (int i = 0; i < kPods; ++i) {
+    ASSERT_TRUE(worker.ProcessNext());
+    const std::string name = "old-" + std::to_string(i);
+    ASSERT_NE(ClaimOf(name), nullptr) << name;
+    EXPECT_TRUE(ClaimOf(name)->status.allocation) << name;
+    EXPECT_TRUE(writer.pods.at("ns/" + name).spec.scheduling_gates.empty()) << name;
+    EXPECT_EQ(ClaimOf("late"), nullptr) << "after " << name;
+  }
+  EXPECT_EQ(allocator.calls, kPods);  // one allocation per pod, no pass put back
   ASSERT_TRUE(worker.ProcessNext());
   ASSERT_NE(ClaimOf("late"), nullptr);
-  int allocated = 0;
-  for (int i = 0; i < kPods; ++i) {
-    if (ClaimOf("old-" + std::to_string(i))->status.allocation) ++allocated;
-  }
-  EXPECT_EQ(allocated, 1);
-  // The backlog then drains: every pod allocated and released.
-  while (q.Len() > 0) ASSERT_TRUE(worker.ProcessNext());
-  for (const auto& [k, p] : writer.pods) EXPECT_TRUE(p.spec.scheduling_gates.empty()) << k;
+  EXPECT_TRUE(ClaimOf("late")->status.allocation);
+  EXPECT_EQ(q.Len(), 0);
+  // A release confirmed by the watch overtakes waiting pods (AddNext).
+  ctrl.OnPod(nullptr, AddPod(GatedPod("waiting")));
+  enqueuer.AddNext(QueueKey("pod", "ns", "late"));
+  EXPECT_EQ(*q.Get(), "pod:ns/late");
   q.ShutDown();
 }
 
