@@ -183,7 +183,7 @@ FilterResult Search::FilterConstraints(FilterCtx& x) {
       *x.error = st.message();
       return FilterResult::kError;
     }
-    if (!k.Add(attr)) {
+    if (!k.Add(attr, attr_sets_)) {
       if (!x.must) return FilterResult::kReject;
       const Candidate& c = pools_->cands[static_cast<size_t>(x.ci)];
       *x.error = "claim " + cd.kobj + ", request " + x.rd->name + ": cannot add device " +

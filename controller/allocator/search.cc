@@ -64,6 +64,12 @@ std::optional<AttrSet> AttrSet::From(const Attribute* a) {
   return s;
 }
 
+const AttrSet* AttrSetCache::Get(const Attribute* a) {
+  auto it = sets_.find(a);
+  if (it == sets_.end()) it = sets_.emplace(a, AttrSet::From(a)).first;
+  return it->second ? &*it->second : nullptr;
+}
+
 std::optional<AttrSet> AttrSet::Intersect(const AttrSet& o) const {
   if (type != o.type || type < 0) return std::nullopt;
   AttrSet r;
@@ -91,16 +97,16 @@ bool Search::Constraint::Applies(const ReqData& rd) const {
   return names.count(rd.parent) > 0 || names.count(rd.full) > 0;
 }
 
-bool Search::Constraint::Add(const Attribute* a) {
+bool Search::Constraint::Add(const Attribute* a, AttrSetCache& sets) {
   if (a == nullptr) return false;
   using K = Attribute::Kind;
   if (distinct) {
     if (list_mode) {
-      auto ns = AttrSet::From(a);
-      if (!ns) return false;
+      const AttrSet* ns = sets.Get(a);
+      if (ns == nullptr) return false;
       for (const Attribute* m : members) {
-        auto es = AttrSet::From(m);
-        if (!es) continue;
+        const AttrSet* es = sets.Get(m);
+        if (es == nullptr) continue;
         if (ns->Intersect(*es)) return false;
       }
     } else {
@@ -128,9 +134,9 @@ bool Search::Constraint::Add(const Attribute* a) {
   }
   if (count == 0) {
     if (list_mode) {
-      auto s = AttrSet::From(a);
-      if (!s) return false;
-      stack.push_back(std::move(*s));
+      const AttrSet* s = sets.Get(a);
+      if (s == nullptr) return false;
+      stack.push_back(*s);
     } else {
       ref = a;
     }
@@ -138,8 +144,8 @@ bool Search::Constraint::Add(const Attribute* a) {
     return true;
   }
   if (list_mode) {
-    auto s = AttrSet::From(a);
-    if (!s) return false;
+    const AttrSet* s = sets.Get(a);
+    if (s == nullptr) return false;
     auto narrowed = stack[count - 1].Intersect(*s);
     if (!narrowed) return false;
     stack.push_back(std::move(*narrowed));

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 #include <unordered_set>
 #include <utility>
 #include <vector>
@@ -25,6 +26,19 @@ struct AttrSet {
   static std::optional<AttrSet> From(const Attribute* a);
   // Intersection, or nullopt when empty or of different types.
   std::optional<AttrSet> Intersect(const AttrSet& o) const;
+};
+
+// AttrSet::From of each attribute a search looks at, computed once per attribute: list-mode
+// constraints compare the same devices' lists over and over while the search backtracks. Keys are
+// the addresses of the snapshot's attributes and the search's derived ones, which stay put and
+// unchanged for the search's lifetime. Not thread-safe (one per Search).
+class AttrSetCache {
+ public:
+  // The attribute's set; nullptr when it has none (AttrSet::From gives nullopt).
+  const AttrSet* Get(const Attribute* a);
+
+ private:
+  std::unordered_map<const Attribute*, std::optional<AttrSet>> sets_;
 };
 
 // "driver/pool/device" of device `d` in slice `s`, as in messages.
@@ -71,7 +85,7 @@ class Search {
     bool distinct = false;
     bool list_mode = false;
     bool Applies(const ReqData& rd) const;
-    bool Add(const Attribute* a);
+    bool Add(const Attribute* a, AttrSetCache& sets);
     void Remove();
     // State.
     const Attribute* ref = nullptr;
@@ -292,6 +306,7 @@ class Search {
 
   Explanation* explain_;
   std::vector<uint32_t> picked_count_;                  // per candidate: claims that picked it
+  AttrSetCache attr_sets_;                              // list-mode constraints
   std::vector<std::vector<Amount>> consumed_counters_;  // per pool view
   std::map<std::pair<int, std::string>, Attribute> derived_;  // (gid, expression) -> value
   // Compatibility groups per pool view: running state of this call, baseline of allocated peers.
