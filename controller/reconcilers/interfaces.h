@@ -83,8 +83,8 @@ class Enqueuer {
   virtual void Add(const std::string& key) = 0;
   virtual void AddAfter(const std::string& key, Clock::Duration delay) = 0;
   // Like Add, but the key is handed to a worker before every key added with Add
-  // (k8s::workqueue::Queue::AddUrgent): for short work others wait on, such as creating a new
-  // pod's claims or removing the gate of a pod whose allocation the watch just confirmed.
+  // (k8s::workqueue::Queue::AddUrgent): for short work others wait on, such as the claims of a
+  // pod that finished (they free devices).
   virtual void AddUrgent(const std::string& key) { Add(key); }
   // Like AddUrgent, but ahead of every other urgent key (k8s::workqueue::Queue::AddNext): work
   // that completes what others started, such as releasing a pod whose allocation is confirmed.

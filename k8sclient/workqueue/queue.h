@@ -50,12 +50,11 @@ class Queue {
   // Like Add, but `item` is handed out before every item added with Add (urgent items among
   // themselves in the order they were made urgent). An item already waiting is moved to the
   // urgent line; one being processed is re-queued urgently by Done(). Dedupe and the
-  // never-concurrent guarantee are those of Add. Lets cheap work that others wait for (creating a
-  // new pod's claims) overtake a backlog of expensive work (allocations and their writes).
+  // never-concurrent guarantee are those of Add. Lets short work that others wait for overtake a
+  // backlog of longer work.
   void AddUrgent(const std::string& item);
   // Like AddUrgent, but `item` goes to the front of the urgent line (moved there if it waits):
-  // for work that completes what others started (releasing a pod whose allocation is confirmed)
-  // ahead of work that starts something new.
+  // for work that completes what was started, ahead of work that starts something new.
   void AddNext(const std::string& item);
   // Items waiting to be handed out (not counting those being processed).
   int Len() const;
