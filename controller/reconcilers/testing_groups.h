@@ -7,6 +7,7 @@
 
 #include "controller/reconcilers/claim_util.h"
 #include "controller/reconcilers/cluster_cache.h"
+#include "controller/reconcilers/testing_objects.h"
 
 namespace draco::reconcilers::testing {
 
@@ -41,16 +42,8 @@ inline api::ResourceSlice NodeSlice(const std::string& node, int devices) {
 // DeviceClass "gpu" (driver drv) and template "ns/tmpl" asking for `count` devices of it.
 inline void AddGpuClassAndTemplate(ClusterCache& cache, int64_t count) {
   cache.UpsertClass(GpuClass("device.driver == \"drv\""));
-  api::ResourceClaimTemplate t;
-  t.metadata.name = "tmpl";
-  t.metadata.namespace_ = "ns";
-  api::DeviceRequest r;
-  r.name = "gpu";
-  r.exactly = api::ExactDeviceRequest{};
-  r.exactly->device_class_name = "gpu";
-  r.exactly->count = count;
-  t.spec.spec.devices.requests.push_back(r);
-  cache.UpsertTemplate(std::make_shared<const api::ResourceClaimTemplate>(t));
+  cache.UpsertTemplate(
+      std::make_shared<const api::ResourceClaimTemplate>(GpuTemplate("gpu", count)));
 }
 
 // Ready nodes n0..n<nodes-1>, each with a slice of `per_node` devices of driver drv whose

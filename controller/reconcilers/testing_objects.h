@@ -3,6 +3,8 @@
 // template.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 
 #include "controller/api/types.h"
@@ -44,16 +46,18 @@ inline api::Pod GatedPod(const std::string& name, const std::string& scheduler =
   return p;
 }
 
-// ResourceClaimTemplate ns/tmpl (GatedPod's template) with one request "gpu" for exactly one
-// device of class gpu.example.com.
-inline api::ResourceClaimTemplate GpuTemplate() {
+// ResourceClaimTemplate ns/tmpl (GatedPod's template) with one request "gpu" for exactly
+// `count` devices (unset: the API's default of one) of class `device_class`.
+inline api::ResourceClaimTemplate GpuTemplate(const std::string& device_class = "gpu.example.com",
+                                              std::optional<int64_t> count = std::nullopt) {
   api::ResourceClaimTemplate t;
   t.metadata.name = "tmpl";
   t.metadata.namespace_ = "ns";
   api::DeviceRequest r;
   r.name = "gpu";
   r.exactly = api::ExactDeviceRequest{};
-  r.exactly->device_class_name = "gpu.example.com";
+  r.exactly->device_class_name = device_class;
+  r.exactly->count = count;
   t.spec.spec.devices.requests.push_back(r);
   return t;
 }
