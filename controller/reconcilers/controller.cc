@@ -194,8 +194,7 @@ StatusOr<Result> Controller::Reconcile(const Request& r) {
 // ---------------------------------------------------------------------------------------------
 // Pods
 
-StatusOr<bool> Controller::EnsureGeneratedClaims(const api::Pod& pod, PodClaims& out,
-                                                 bool may_write) {
+Status Controller::EnsureGeneratedClaims(const api::Pod& pod, PodClaims& out, bool may_write) {
   const std::string& ns = pod.metadata.namespace_;
   std::vector<api::PodResourceClaimStatus> desired;
   bool changed = false;
@@ -290,11 +289,11 @@ StatusOr<bool> Controller::EnsureGeneratedClaims(const api::Pod& pod, PodClaims&
     desired.push_back(std::move(st));
     out.claims.push_back(std::move(claim));
   }
-  if (!changed || !may_write) return false;
+  if (!changed || !may_write) return OkStatus();
   auto applied = writer_.ApplyPodClaimStatuses(pod, desired);
   if (!applied.ok()) return WriteError(applied.status(), "apply pod resourceClaimStatuses");
   if (*applied) cache_.AssumePod(*applied);
-  return true;
+  return OkStatus();
 }
 
 StatusOr<Result> Controller::SyncPod(const std::string& ns, const std::string& name) {
@@ -313,8 +312,7 @@ StatusOr<Result> Controller::SyncPod(const std::string& ns, const std::string& n
     }
     return Result{};
   }
-  auto ensured = EnsureGeneratedClaims(*pod, claims);
-  if (!ensured.ok()) return ensured.status();
+  if (Status st = EnsureGeneratedClaims(*pod, claims); !st.ok()) return st;
   if (!pod->spec.node_name.empty()) return ReserveForBoundPod(*pod, claims);
   if (!options_.allocate) return Result{};
   if (HasSchedulingGate(*pod)) {

@@ -173,7 +173,7 @@ class Controller {
   };
   // `may_write` false: resolve only (a missing generated claim is reported in `out.missing`, the
   // pod's status is not applied); used for the other members of a group.
-  StatusOr<bool> EnsureGeneratedClaims(const api::Pod& pod, PodClaims& out, bool may_write = true);
+  Status EnsureGeneratedClaims(const api::Pod& pod, PodClaims& out, bool may_write = true);
   // The pod's PodGroup when the gate is on and the pod names one; NotFound while the group is
   // not in the cache (upstream waits for it too). Null otherwise.
   StatusOr<PodGroupPtr> PodGroupOfPod(const api::Pod& pod);

@@ -89,8 +89,6 @@ class Enqueuer {
   // Like AddUrgent, but ahead of every other urgent key (k8s::workqueue::Queue::AddNext): work
   // that completes what others started, such as releasing a pod whose allocation is confirmed.
   virtual void AddNext(const std::string& key) { AddUrgent(key); }
-  // Urgent keys waiting for a worker (0 for an enqueuer without an urgent line).
-  virtual int UrgentLen() const { return 0; }
 };
 
 // What the controller asks of the allocator: allocate `claims` (unallocated, pod order) on one of

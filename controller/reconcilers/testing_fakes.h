@@ -207,7 +207,6 @@ class FakeQueue : public Enqueuer {
   std::set<std::string> added;
   std::set<std::string> urgent;  // keys added with AddUrgent (also in `added`)
   std::set<std::string> next;    // keys added with AddNext (also in `urgent` and `added`)
-  int urgent_len = 0;            // what UrgentLen() reports
   void Add(const std::string& key) override { added.insert(key); }
   void AddAfter(const std::string& key, Clock::Duration) override { added.insert(key); }
   void AddUrgent(const std::string& key) override {
@@ -218,7 +217,6 @@ class FakeQueue : public Enqueuer {
     AddUrgent(key);
     next.insert(key);
   }
-  int UrgentLen() const override { return urgent_len; }
 };
 
 // Allocates every request on the first candidate node, device "dev-<n>" from pool = node name,

@@ -28,7 +28,6 @@ class QueueEnqueuer : public Enqueuer {
   void AddAfter(const std::string& key, Clock::Duration d) override { q_.AddAfter(key, d); }
   void AddUrgent(const std::string& key) override { q_.AddUrgent(key); }
   void AddNext(const std::string& key) override { q_.AddNext(key); }
-  int UrgentLen() const override { return q_.UrgentLen(); }
 
  private:
   k8s::workqueue::RateLimitingQueue& q_;
