@@ -19,6 +19,8 @@
 
 #include <sys/wait.h>
 
+#include "k8sclient/tls_trust.h"
+
 extern char** environ;  // NOLINT(readability-redundant-declaration)
 
 namespace draco::k8s {
@@ -178,6 +180,8 @@ StatusOr<ExecCredential> RunExecPlugin(const ExecConfig& exec, const std::string
     env_strings.push_back(std::move(kv));
   }
   env_strings.push_back("KUBERNETES_EXEC_INFO=" + ExecInfoJson(exec, server, ca_pem));
+  // The plugin trusts what the system trusts, not the empty bundle draco's own clients use.
+  env_strings = RestoreTrustEnvironment(std::move(env_strings), GetSystemTrust());
   std::vector<char*> envp;
   envp.reserve(env_strings.size() + 1);
   for (auto& s : env_strings) envp.push_back(s.data());

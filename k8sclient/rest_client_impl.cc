@@ -24,6 +24,7 @@
 #include "k8sclient/auth.h"
 #include "k8sclient/rest_client_helpers.h"
 #include "k8sclient/retry_policy.h"
+#include "k8sclient/tls_trust.h"
 #include "k8sclient/watch_decoder.h"
 
 #include <boost/asio/ssl.hpp>
@@ -41,7 +42,6 @@ constexpr std::chrono::seconds kDefaultWatchInactivity{3600};
 constexpr std::chrono::seconds kWatchTimeoutSlack{60};
 constexpr size_t kWatchReadBytes = size_t{64} * 1024;
 
-using rest_internal::AddPemCertsToStore;
 using rest_internal::AppendListOptions;
 using rest_internal::ParseRetryAfter;
 using rest_internal::PatchContentType;
@@ -131,9 +131,10 @@ class WatcherImpl final : public Watcher {
 
 class RestClientImpl final : public RestClient {
  public:
-  RestClientImpl(RestConfig config, Clock& clock)
+  RestClientImpl(RestConfig config, Clock& clock, X509StorePtr trust)
       : config_(std::move(config)),
         clock_(clock),
+        trust_(std::move(trust)),
         limiter_(config_.qps, config_.burst, clock),
         tokens_(TokenSourceFor(config_, clock)) {
     http_ = std::make_unique<client::http_client>(config_.host, MakeHttpConfig(config_.timeout));
@@ -281,16 +282,14 @@ class RestClientImpl final : public RestClient {
     // Large LIST responses are gzip-compressed by the API server when asked (as client-go does by
     // default); besides the bytes, this turns thousands of tiny chunks into a few large ones.
     c.set_request_compressed_response(true);
-    const std::string ca = config_.ca_pem;
+    // Every connection's context trusts this client's store (built once, see tls_trust.h): the
+    // configured CAs only, or the system's certificates when none is configured. It replaces
+    // the default store cpprestsdk loaded.
+    X509StorePtr trust = trust_;
     const std::string cert = config_.client_cert_pem;
     const std::string key = config_.client_key_pem;
-    c.set_ssl_context_callback([ca, cert, key](boost::asio::ssl::context& ctx) {
-      if (!ca.empty()) {
-        // Trust exactly the configured CAs: replace the default store cpprestsdk loaded.
-        X509_STORE* store = X509_STORE_new();
-        AddPemCertsToStore(ca, store);
-        SSL_CTX_set_cert_store(ctx.native_handle(), store);
-      }
+    c.set_ssl_context_callback([trust, cert, key](boost::asio::ssl::context& ctx) {
+      SSL_CTX_set1_cert_store(ctx.native_handle(), trust.get());
       if (!cert.empty()) {
         boost::system::error_code ec;
         ctx.use_certificate_chain(boost::asio::buffer(cert.data(), cert.size()), ec);
@@ -497,6 +496,7 @@ class RestClientImpl final : public RestClient {
 
   const RestConfig config_;
   Clock& clock_;
+  const X509StorePtr trust_;
   TokenBucket limiter_;
   std::unique_ptr<TokenSource> tokens_;
   std::unique_ptr<client::http_client> http_;
@@ -537,8 +537,10 @@ StatusOr<std::unique_ptr<RestClient>> NewRestClient(const RestConfig& config, Cl
   }
   if (bad_header) return InvalidArgumentError("rest config: header values must not contain CR/LF");
   DRACO_RETURN_IF_ERROR(ValidatePem(config.client_cert_pem, config.client_key_pem, config.ca_pem));
+  DRACO_ASSIGN_OR_RETURN(X509StorePtr trust, TrustStoreFor(config.ca_pem, GetSystemTrust()));
   try {
-    return std::unique_ptr<RestClient>(std::make_unique<RestClientImpl>(config, clock));
+    return std::unique_ptr<RestClient>(
+        std::make_unique<RestClientImpl>(config, clock, std::move(trust)));
   } catch (...) {
     return StatusFromCurrentException("creating client for " + config.host);
   }
