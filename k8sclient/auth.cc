@@ -17,9 +17,9 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
-#include <sys/wait.h>
-
 #include "k8sclient/tls_trust.h"
+
+#include <sys/wait.h>
 
 extern char** environ;  // NOLINT(readability-redundant-declaration)
 
