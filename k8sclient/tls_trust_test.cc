@@ -57,8 +57,8 @@ TEST(TlsTrustTest, ConfiguredCaIsTheOnlyTrust) {
   system.file = "/nonexistent";  // never read when a CA is configured
   auto store = TrustStoreFor(std::string(kCertA) + kCertB, system);
   ASSERT_TRUE(store.ok()) << store.status().ToString();
-  EXPECT_EQ(Subjects(store->get()), (std::set<std::string>{"/CN=draco-tls-trust-test-a",
-                                                           "/CN=draco-tls-trust-test-b"}));
+  EXPECT_EQ(Subjects(store->get()),
+            (std::set<std::string>{"/CN=draco-tls-trust-test-a", "/CN=draco-tls-trust-test-b"}));
 }
 
 TEST(TlsTrustTest, CaWithoutCertificateFails) {
@@ -92,9 +92,9 @@ TEST(TlsTrustTest, ChildEnvironmentGetsTheOriginalBundleBack) {
   SystemTrust set_before;
   set_before.redirected = true;
   set_before.env_file = "/etc/my-bundle.pem";
-  EXPECT_EQ(RestoreTrustEnvironment(env, set_before),
-            (std::vector<std::string>{"PATH=/bin", "HOME=/root",
-                                      "SSL_CERT_FILE=/etc/my-bundle.pem"}));
+  EXPECT_EQ(
+      RestoreTrustEnvironment(env, set_before),
+      (std::vector<std::string>{"PATH=/bin", "HOME=/root", "SSL_CERT_FILE=/etc/my-bundle.pem"}));
   SystemTrust unset_before;
   unset_before.redirected = true;
   EXPECT_EQ(RestoreTrustEnvironment(env, unset_before),
