@@ -21,17 +21,24 @@ struct SharedInformer::Notification {
   bool is_in_initial_list = false;
 };
 
-// The queue between the reflector and the processing thread (client-go RealFIFO). Replace and
-// Resync are queued as markers and resolved against the indexer when processed, so they see the
-// effect of every delta queued before them.
-class SharedInformer::Fifo final : public ReflectorStore {
+// The reflector's store: each delta is applied to the indexer and handed to the listeners on the
+// calling thread (the reflector's, or its resync timer's), under process_mu_. client-go queues
+// deltas (RealFIFO) for a processing goroutine; here that hop cost a thread wake-up per event
+// for work that takes microseconds (the listeners' buffers already decouple slow handlers), so
+// draco's informers hand each event over once, not twice. Replace and Resync are resolved against
+// the indexer when applied, so they see the effect of every delta applied before them.
+struct SharedInformer::Delta {
+  enum class Kind { kAdd, kUpdate, kDelete, kReplace, kResync };
+  Kind kind = Kind::kAdd;
+  ObjectPtr obj;
+  std::vector<ObjectPtr> items;
+};
+
+class SharedInformer::Applier final : public ReflectorStore {
  public:
-  struct Entry {
-    enum class Kind { kAdd, kUpdate, kDelete, kReplace, kResync };
-    Kind kind = Kind::kAdd;
-    ObjectPtr obj;
-    std::vector<ObjectPtr> items;
-  };
+  using Entry = Delta;
+
+  explicit Applier(SharedInformer& informer) : informer_(informer) {}
 
   Status Add(ObjectPtr obj) override { return Push({Entry::Kind::kAdd, std::move(obj), {}}); }
   Status Update(ObjectPtr obj) override { return Push({Entry::Kind::kUpdate, std::move(obj), {}}); }
@@ -41,35 +48,15 @@ class SharedInformer::Fifo final : public ReflectorStore {
   }
   Status Resync() override { return Push({Entry::Kind::kResync, nullptr, {}}); }
 
-  // Blocks for the next entry; nullopt once closed.
-  std::optional<Entry> Pop() {
-    std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait(lock, [this] { return !entries_.empty() || closed_; });
-    if (closed_) return std::nullopt;
-    Entry e = std::move(entries_.front());
-    entries_.pop_front();
-    return e;
-  }
-
-  void Close() {
-    std::lock_guard<std::mutex> l(mu_);
-    closed_ = true;
-    cv_.notify_all();
-  }
-
  private:
-  Status Push(Entry e) {
-    std::lock_guard<std::mutex> l(mu_);
-    if (closed_) return CancelledError("informer stopped");
-    entries_.push_back(std::move(e));
-    cv_.notify_one();
+  Status Push(const Entry& e) {
+    std::lock_guard<std::mutex> l(informer_.process_mu_);
+    if (informer_.stopped_) return CancelledError("informer stopped");
+    informer_.Process(e);
     return OkStatus();
   }
 
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<Entry> entries_;
-  bool closed_ = false;
+  SharedInformer& informer_;
 };
 
 // One registered handler: an unbounded buffer drained by its own thread.
@@ -171,13 +158,13 @@ SharedInformer::SharedInformer(ListerWatcher& lw, SharedInformerOptions options)
     : options_(Normalize(std::move(options))),
       clock_(options_.clock != nullptr ? *options_.clock : RealClock::Get()),
       indexer_(NewIndexer(MetaNamespaceKeyFunc, options_.indexers)),
-      fifo_(std::make_unique<Fifo>()) {
+      applier_(std::make_unique<Applier>(*this)) {
   ReflectorOptions ro;
   ro.name = options_.name;
   ro.clock = &clock_;
   ro.resync_period = options_.resync_period;
   ro.rand01 = options_.rand01;
-  reflector_ = std::make_unique<Reflector>(lw, *fifo_, std::move(ro));
+  reflector_ = std::make_unique<Reflector>(lw, *applier_, std::move(ro));
 }
 
 SharedInformer::~SharedInformer() { Stop(); }
@@ -250,7 +237,6 @@ void SharedInformer::Start() {
   std::lock_guard<std::mutex> l(process_mu_);
   if (started_ || stopped_) return;
   started_ = true;
-  process_thread_ = std::thread([this] { ProcessLoop(); });
   reflector_thread_ = std::thread([this] { reflector_->Run(); });
 }
 
@@ -261,9 +247,7 @@ void SharedInformer::Stop() {
     stopped_ = true;
   }
   reflector_->Stop();
-  if (reflector_thread_.joinable()) reflector_thread_.join();
-  fifo_->Close();
-  if (process_thread_.joinable()) process_thread_.join();
+  if (reflector_thread_.joinable()) reflector_thread_.join();  // no delta is applied after this
   std::vector<std::shared_ptr<Listener>> listeners;
   {
     std::lock_guard<std::mutex> l(process_mu_);
@@ -286,8 +270,8 @@ void SharedInformer::Distribute(const Notification& n, bool /*is_resync*/) {
   for (auto& listener : listeners_) listener->Add(n);
 }
 
-void SharedInformer::ProcessLoop() {
-  using Kind = Fifo::Entry::Kind;
+void SharedInformer::Process(const Delta& entry) {
+  using Kind = Delta::Kind;
   auto upsert = [this](const ObjectPtr& obj, bool initial) {
     const std::string key = obj->Key();
     ObjectPtr old = indexer_->GetByKey(key);
@@ -304,57 +288,54 @@ void SharedInformer::ProcessLoop() {
     }
     Distribute(n, false);
   };
-  while (auto entry = fifo_->Pop()) {
-    std::lock_guard<std::mutex> l(process_mu_);
-    switch (entry->kind) {
-      case Kind::kAdd:
-      case Kind::kUpdate:
-        upsert(entry->obj, false);
-        break;
-      case Kind::kDelete: {
+  switch (entry.kind) {
+    case Kind::kAdd:
+    case Kind::kUpdate:
+      upsert(entry.obj, false);
+      break;
+    case Kind::kDelete: {
+      Notification n;
+      n.type = Notification::Type::kDelete;
+      n.deleted.key = entry.obj->Key();
+      n.deleted.object = entry.obj;
+      (void)indexer_->Delete(entry.obj);
+      Distribute(n, false);
+      break;
+    }
+    case Kind::kReplace: {
+      std::unordered_set<std::string> keep;
+      keep.reserve(entry.items.size());
+      for (const auto& obj : entry.items) keep.insert(obj->Key());
+      for (const auto& old : indexer_->List()) {
+        const std::string key = old->Key();
+        if (keep.count(key) != 0) continue;
+        (void)indexer_->Delete(old);
         Notification n;
         n.type = Notification::Type::kDelete;
-        n.deleted.key = entry->obj->Key();
-        n.deleted.object = entry->obj;
-        (void)indexer_->Delete(entry->obj);
+        n.deleted = {old, key, true};
         Distribute(n, false);
-        break;
       }
-      case Kind::kReplace: {
-        std::unordered_set<std::string> keep;
-        keep.reserve(entry->items.size());
-        for (const auto& obj : entry->items) keep.insert(obj->Key());
-        for (const auto& old : indexer_->List()) {
-          const std::string key = old->Key();
-          if (keep.count(key) != 0) continue;
-          (void)indexer_->Delete(old);
-          Notification n;
-          n.type = Notification::Type::kDelete;
-          n.deleted = {old, key, true};
-          Distribute(n, false);
-        }
-        const bool initial = !synced_.load();
-        for (const auto& obj : entry->items) upsert(obj, initial);
-        if (!synced_.load()) {
-          Notification marker;
-          marker.type = Notification::Type::kSynced;
-          Distribute(marker, false);
-          std::lock_guard<std::mutex> sl(sync_mu_);
-          synced_ = true;
-          sync_cv_.notify_all();
-        }
-        break;
+      const bool initial = !synced_.load();
+      for (const auto& obj : entry.items) upsert(obj, initial);
+      if (!synced_.load()) {
+        Notification marker;
+        marker.type = Notification::Type::kSynced;
+        Distribute(marker, false);
+        std::lock_guard<std::mutex> sl(sync_mu_);
+        synced_ = true;
+        sync_cv_.notify_all();
       }
-      case Kind::kResync:
-        for (const auto& obj : indexer_->List()) {
-          Notification n;
-          n.type = Notification::Type::kUpdate;
-          n.old_obj = obj;
-          n.new_obj = obj;
-          Distribute(n, true);
-        }
-        break;
+      break;
     }
+    case Kind::kResync:
+      for (const auto& obj : indexer_->List()) {
+        Notification n;
+        n.type = Notification::Type::kUpdate;
+        n.old_obj = obj;
+        n.new_obj = obj;
+        Distribute(n, true);
+      }
+      break;
   }
 }
 

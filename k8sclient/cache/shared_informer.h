@@ -1,8 +1,10 @@
 // SharedInformer: one reflector feeding one indexer and any number of event handlers
 // (client-go shared_informer.go + RealFIFO, lifecycle.md section 5.2).
 //
-// Data flow: Reflector -> FIFO -> (processing thread) indexer update -> per-handler queues ->
-// (one thread per handler) callbacks.
+// Data flow: Reflector -> (on the reflector's thread) indexer update -> per-handler queues ->
+// (one thread per handler) callbacks. client-go puts a FIFO and a processing goroutine between the
+// reflector and the indexer; here each delta is applied where the reflector delivers it, which
+// saves a thread hand-off per event (see Applier in shared_informer.cc).
 //   * Deltas are delivered in order, one notification per change (RealFIFO / InOrderInformers);
 //     they are not coalesced.
 //   * The indexer is updated before handlers hear about a change, so a handler that reads the
@@ -90,7 +92,7 @@ class SharedInformer {
   // Must not be called from inside that handler's callback.
   void RemoveEventHandler(int id);
 
-  // Starts the reflector, the processing thread and the handler threads. Idempotent.
+  // Starts the reflector and the handler threads. Idempotent.
   void Start();
   // Stops everything and joins all threads. Idempotent.
   void Stop();
@@ -104,17 +106,19 @@ class SharedInformer {
   std::string LastSyncResourceVersion() const { return reflector_->LastSyncResourceVersion(); }
 
  private:
-  class Fifo;
+  struct Delta;
+  class Applier;
   class Listener;
   struct Notification;
 
-  void ProcessLoop();
+  // Applies one delta to the indexer and the listeners. Requires process_mu_.
+  void Process(const Delta& entry);
   void Distribute(const Notification& n, bool is_resync);
 
   SharedInformerOptions options_;
   Clock& clock_;
   std::unique_ptr<Indexer> indexer_;
-  std::unique_ptr<Fifo> fifo_;
+  std::unique_ptr<Applier> applier_;
   std::unique_ptr<Reflector> reflector_;
 
   // Guards listeners_ and makes "process one delta" atomic with respect to AddEventHandler.
@@ -128,7 +132,6 @@ class SharedInformer {
   std::condition_variable sync_cv_;
 
   std::thread reflector_thread_;
-  std::thread process_thread_;
 };
 
 }  // namespace draco::k8s::cache
