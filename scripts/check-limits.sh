@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# House-style size limits (../shared/reference/aesthetics.md, issue #16), checked in CI after the
+# House-style size limits (issue #16), checked in CI after the
 # C++ build: no tracked C++ file over 600 lines, and no function over 120 lines
 # (clang-tidy's readability-function-size with .clang-tidy's LineThreshold, run over every
 # non-test source with the build's compile_commands.json; the cheap single-check pass, while the

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Static analysis, run by scripts/test.sh (issue #16): clang-tidy with the repository's .clang-tidy
-# (the house style's list of checks, ../shared/reference/aesthetics.md, clang-analyzer included)
+# (the house style's list of checks, clang-analyzer included)
 # over every production C++ source and the project headers it includes (HeaderFilterRegex), using
 # the build's compile_commands.json. Any warning fails the check, named with file:line and the
 # check; readability-function-size enforces the 120-line function limit. Test, fuzz and benchmark

@@ -1,6 +1,6 @@
 // feasibility_harness: runs draco's feasibility library (controller/feasibility) on scenarios in
-// the format of /work/wt/harness-contract.md, for the differential test against kube-scheduler's
-// own framework (tests/oracle).
+// the format of tests/oracle/schedfilter/README.md, for the differential test against
+// kube-scheduler's own framework (tests/oracle).
 //
 // Usage: feasibility_harness [FILE.jsonl]   (stdin when FILE is absent or "-")
 // Each line: {"apiVersion":"v1","kind":"List","items":[...]} with Namespace, Node, Pod,

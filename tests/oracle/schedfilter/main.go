@@ -1,6 +1,6 @@
 // Command schedfilter is the kube-scheduler filter oracle for draco's feasibility parity test
 // (issue #13): `eval` runs kube-scheduler v1.37.2's own framework on scenarios, `gen` writes
-// generated scenarios. Input/output format: /work/wt/harness-contract.md, README.md here.
+// generated scenarios. Input/output format: README.md here.
 package main
 
 import (
