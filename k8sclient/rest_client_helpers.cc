@@ -35,14 +35,7 @@ int AddPemCertsToStore(const std::string& pem, X509_STORE* store) {
   return n;
 }
 
-Status ValidatePem(const std::string& cert_pem, const std::string& key_pem,
-                   const std::string& ca_pem) {
-  if (!ca_pem.empty()) {
-    X509_STORE* store = X509_STORE_new();
-    int n = AddPemCertsToStore(ca_pem, store);
-    X509_STORE_free(store);
-    if (n == 0) return InvalidArgumentError("CA bundle contains no PEM certificate");
-  }
+Status ValidateClientPem(const std::string& cert_pem, const std::string& key_pem) {
   if (!cert_pem.empty()) {
     BioPtr bio(BIO_new_mem_buf(cert_pem.data(), static_cast<int>(cert_pem.size())), &BIO_free);
     X509* cert = PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr);

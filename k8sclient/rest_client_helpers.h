@@ -19,10 +19,9 @@ namespace draco::k8s::rest_internal {
 
 // Adds every certificate in `pem` to `store`; returns how many were added.
 int AddPemCertsToStore(const std::string& pem, X509_STORE* store);
-// INVALID_ARGUMENT unless the (optional) CA bundle holds a certificate and the (optional) client
-// certificate and key parse as PEM.
-Status ValidatePem(const std::string& cert_pem, const std::string& key_pem,
-                   const std::string& ca_pem);
+// INVALID_ARGUMENT unless the (optional) client certificate and key parse as PEM. (The CA bundle
+// is checked where its trust store is built, TrustStoreFor in tls_trust.h.)
+Status ValidateClientPem(const std::string& cert_pem, const std::string& key_pem);
 // Maps an exception thrown by cpprestsdk/pplx onto a Status. Must be called inside a catch.
 Status StatusFromCurrentException(std::string_view what_for);
 // The Retry-After header in seconds, if present and a non-negative integer.

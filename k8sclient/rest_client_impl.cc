@@ -46,7 +46,7 @@ using rest_internal::AppendListOptions;
 using rest_internal::ParseRetryAfter;
 using rest_internal::PatchContentType;
 using rest_internal::StatusFromCurrentException;
-using rest_internal::ValidatePem;
+using rest_internal::ValidateClientPem;
 
 struct Request {
   http::method method;
@@ -536,8 +536,10 @@ StatusOr<std::unique_ptr<RestClient>> NewRestClient(const RestConfig& config, Cl
     for (const auto& v : values) bad_header |= has_crlf(v);
   }
   if (bad_header) return InvalidArgumentError("rest config: header values must not contain CR/LF");
-  DRACO_RETURN_IF_ERROR(ValidatePem(config.client_cert_pem, config.client_key_pem, config.ca_pem));
+  // The CA bundle is parsed once, into the store every connection shares (and refused when it
+  // holds no certificate), before the client certificate and key are checked.
   DRACO_ASSIGN_OR_RETURN(X509StorePtr trust, TrustStoreFor(config.ca_pem, GetSystemTrust()));
+  DRACO_RETURN_IF_ERROR(ValidateClientPem(config.client_cert_pem, config.client_key_pem));
   try {
     return std::unique_ptr<RestClient>(
         std::make_unique<RestClientImpl>(config, clock, std::move(trust)));
