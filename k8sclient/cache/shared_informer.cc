@@ -3,7 +3,6 @@
 #include <exception>
 #include <functional>
 #include <memory>
-#include <optional>
 #include <unordered_set>
 
 #include <spdlog/spdlog.h>
@@ -36,20 +35,18 @@ struct SharedInformer::Delta {
 
 class SharedInformer::Applier final : public ReflectorStore {
  public:
-  using Entry = Delta;
-
   explicit Applier(SharedInformer& informer) : informer_(informer) {}
 
-  Status Add(ObjectPtr obj) override { return Push({Entry::Kind::kAdd, std::move(obj), {}}); }
-  Status Update(ObjectPtr obj) override { return Push({Entry::Kind::kUpdate, std::move(obj), {}}); }
-  Status Delete(ObjectPtr obj) override { return Push({Entry::Kind::kDelete, std::move(obj), {}}); }
+  Status Add(ObjectPtr obj) override { return Push({Delta::Kind::kAdd, std::move(obj), {}}); }
+  Status Update(ObjectPtr obj) override { return Push({Delta::Kind::kUpdate, std::move(obj), {}}); }
+  Status Delete(ObjectPtr obj) override { return Push({Delta::Kind::kDelete, std::move(obj), {}}); }
   Status Replace(std::vector<ObjectPtr> items, const std::string&) override {
-    return Push({Entry::Kind::kReplace, nullptr, std::move(items)});
+    return Push({Delta::Kind::kReplace, nullptr, std::move(items)});
   }
-  Status Resync() override { return Push({Entry::Kind::kResync, nullptr, {}}); }
+  Status Resync() override { return Push({Delta::Kind::kResync, nullptr, {}}); }
 
  private:
-  Status Push(const Entry& e) {
+  Status Push(const Delta& e) {
     std::lock_guard<std::mutex> l(informer_.process_mu_);
     if (informer_.stopped_) return CancelledError("informer stopped");
     informer_.Process(e);
