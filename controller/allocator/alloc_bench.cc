@@ -9,12 +9,16 @@
 //               region.
 //   sharedNs    Allocator::Create over a Snapshot and AllocatedState built once + Allocate (cold
 //               allocator caches): what a controller pays per fresh allocator when it keeps one
-//               shared snapshot and allocated state
+//               shared snapshot and allocated state (the snapshot keeps what allocators learned
+//               about its devices: pool indexes, CEL device views, class-selector results); the
+//               "cold" column of tests/bench/allocator_vs_oracle.sh
 //   updateNs    Snapshot::WithSlice (one slice replaced) + CreateFromState rebasing the shared
 //               allocated state onto the new snapshot + Allocate: a slice changed
 //   allocateNs  Allocate alone on an allocator built once (warm per-node/selector caches), which
 //               is what a long-running controller pays per pod and node
 // fillUp lines: ns is the whole fill-up (fresh allocator), perClaimNs = ns / claims.
+// -profile cold|shared: runs only that column, 200 times per line, and prints nothing (a loop to
+// attach a profiler to).
 // -phases: also prints the cold column's phases (Snapshot::Build, Create, first Allocate) and the
 // time to merely read every allocated claim once (a memory-bound floor) to stderr.
 // Also prints the outcome, search steps and the allocator's index bytes per device (what the warm
@@ -77,11 +81,13 @@ Compute ToCompute(const draco::alloc::Scenario& s) {
 int main(int argc, char** argv) {
   int iters = 20;
   bool phases = false;  // -phases: also print the cold column's phases to stderr
+  std::string profile;  // -profile cold|shared
   for (int i = 1; i < argc; ++i) {
     if (i + 1 < argc && std::strcmp(argv[i], "-iters") == 0) {
       iters = std::max(1, std::atoi(argv[i + 1]));
     }
     if (std::strcmp(argv[i], "-phases") == 0) phases = true;
+    if (i + 1 < argc && std::strcmp(argv[i], "-profile") == 0) profile = argv[i + 1];
   }
   auto selectors = draco::alloc::NewCelSelectorCompiler();
   std::string line;
@@ -109,6 +115,17 @@ int main(int argc, char** argv) {
     // Likewise the decoded allocated claims (read inside the timed region, not copied).
     auto allocated_ptr =
         std::make_shared<const std::vector<draco::alloc::ResourceClaim>>(sc.allocated_claims);
+    if (!profile.empty()) {
+      auto snap = draco::alloc::BuildSnapshot(sc.features, sc.classes, owned, sc.taint_rules);
+      auto state = (*CreateAllocator(cfg, snap, sc.allocated_claims))->State();
+      for (int k = 0; k < 200; ++k) {
+        auto a = profile == "cold"
+                     ? CreateAllocator(cfg, sc.classes, owned, sc.taint_rules, allocated_ptr)
+                     : CreateAllocatorFromState(cfg, snap, state);
+        ComputeAllocate(**a, node, claims);
+      }
+      continue;
+    }
     std::vector<double> cold, warm;
     std::string outcome;
     int64_t steps = 0;

@@ -74,7 +74,7 @@ double Allocator::IndexBytesPerDevice() const {
   for (const auto& v : m.class_sel_) bytes += v.capacity();
   bytes += m.prepared_.capacity() * sizeof(void*);
   for (const auto& chunk : m.prepared_) {
-    if (chunk) bytes += 64 * sizeof(std::shared_ptr<const PreparedDevice>);
+    if (chunk) bytes += sizeof(std::array<const PreparedDevice*, 64>);
   }
   for (const auto& [name, np] : m.node_cache_) {
     bytes += np->cands.capacity() * sizeof(Candidate);
@@ -105,25 +105,44 @@ const Allocator::Impl::Compiled& Allocator::Impl::Compile(const std::string& exp
 
 int Allocator::Impl::SliceOfGid(int gid) const { return d_.SliceOfGid(gid); }
 
+Allocator::Impl::SliceShared& Allocator::Impl::Shared(int slice) {
+  if (slice_shared_.empty()) slice_shared_.resize(slices_.size());
+  SliceShared& sh = slice_shared_[static_cast<size_t>(slice)];
+  if (!sh.entry && d_.prepared && config_.selectors) {
+    sh.entry = d_.prepared->For(slices_.ptrs_[static_cast<size_t>(slice)]);
+    sh.class_results = sh.entry->ClassResults(d_.classes, classes_.size(),
+                                              slices_[static_cast<size_t>(slice)].devices.size(),
+                                              config_.selectors);
+  }
+  return sh;
+}
+
 const PreparedDevice* Allocator::Impl::Prepared(int gid) {
   if (!config_.selectors) return nullptr;
   if (prepared_.empty()) prepared_.resize(static_cast<size_t>(num_devices_ + 63) / 64);
   auto& chunk = prepared_[static_cast<size_t>(gid) / 64];
-  if (!chunk) chunk = std::make_unique<std::array<std::shared_ptr<const PreparedDevice>, 64>>();
-  auto& p = (*chunk)[static_cast<size_t>(gid) % 64];
-  if (!p) {
-    int slice = SliceOfGid(gid);
-    const ResourceSlice& s = slices_[static_cast<size_t>(slice)];
-    const Device& d =
-        s.devices[static_cast<size_t>(gid - slice_gid_base_[static_cast<size_t>(slice)])];
-    DeviceView v;
-    v.driver = s.driver;
-    v.attributes = &d.attributes;
-    v.capacity = &d.capacity;
-    v.allow_multiple_allocations = d.allow_multiple_allocations.value_or(false);
-    p = config_.selectors->Prepare(v);
+  if (!chunk) {
+    chunk = std::make_unique<std::array<const PreparedDevice*, 64>>();
+    chunk->fill(nullptr);
   }
-  return p.get();
+  const PreparedDevice*& p = (*chunk)[static_cast<size_t>(gid) % 64];
+  if (p) return p;
+  const int slice = SliceOfGid(gid);
+  const ResourceSlice& s = slices_[static_cast<size_t>(slice)];
+  const auto dev = static_cast<size_t>(gid - slice_gid_base_[static_cast<size_t>(slice)]);
+  SliceShared& sh = Shared(slice);
+  if (sh.entry) p = sh.entry->Get(s, dev, config_.selectors);
+  if (p) return p;
+  // The snapshot's entry belongs to another compiler: this allocator's own view.
+  const Device& d = s.devices[dev];
+  DeviceView v;
+  v.driver = s.driver;
+  v.attributes = &d.attributes;
+  v.capacity = &d.capacity;
+  v.allow_multiple_allocations = d.allow_multiple_allocations.value_or(false);
+  prepared_own_.push_back(config_.selectors->Prepare(v));
+  p = prepared_own_.back().get();
+  return p;
 }
 
 uint8_t Allocator::Impl::ClassSelect(int class_idx, int gid, std::string* err) {
@@ -136,7 +155,16 @@ uint8_t Allocator::Impl::ClassSelect(int class_idx, int gid, std::string* err) {
   }
   int slice = SliceOfGid(gid);
   const ResourceSlice& s = slices_[slice];
-  const Device& d = s.devices[gid - slice_gid_base_[slice]];
+  const auto dev = static_cast<size_t>(gid - slice_gid_base_[slice]);
+  // Another allocator over this snapshot (or one sharing the slice) may have evaluated it.
+  std::atomic<uint8_t>* shared = Shared(slice).class_results;
+  std::atomic<uint8_t>* shared_slot =
+      shared ? &shared[static_cast<size_t>(class_idx) * s.devices.size() + dev] : nullptr;
+  if (shared_slot) {
+    uint8_t known = shared_slot->load(std::memory_order_relaxed);
+    if (known != 0) return slot = known;
+  }
+  const Device& d = s.devices[dev];
   const DeviceClass& cls = classes_[class_idx];
   uint8_t result = 2;
   std::string message;
@@ -165,6 +193,8 @@ uint8_t Allocator::Impl::ClassSelect(int class_idx, int gid, std::string* err) {
   if (result == 3) {
     class_sel_err_[class_idx][gid] = message;
     if (err) *err = message;
+  } else if (shared_slot) {
+    shared_slot->store(result, std::memory_order_relaxed);
   }
   return result;
 }

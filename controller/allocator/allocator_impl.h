@@ -21,6 +21,7 @@
 
 #include "controller/allocator/allocator.h"
 #include "controller/allocator/compute_api.h"
+#include "controller/allocator/prepared_cache.h"
 #include "controller/allocator/selector.h"
 
 namespace draco::alloc {
@@ -253,6 +254,9 @@ struct Snapshot::Data {
       const api::ResourceSlice*,
       std::pair<std::shared_ptr<const api::ResourceSlice>, std::shared_ptr<const ResourceSlice>>>;
   std::shared_ptr<const Converted> converted;
+  // CEL views of the slices' devices, shared along the snapshot's lineage (derived snapshots
+  // share it; Build with `previous` carries the entries of the slices it reuses).
+  std::shared_ptr<PreparedCache> prepared;
 
   // Node name -> node-local slices, built on demand (after a few linear scans) under node_once.
   mutable std::once_flag node_once;
@@ -392,8 +396,19 @@ class Allocator::Impl {
   };
   std::unordered_map<std::string, Compiled> compiled_;
 
-  // CEL views of devices, built on first use (per gid, in chunks of 64 allocated lazily).
-  std::vector<std::unique_ptr<std::array<std::shared_ptr<const PreparedDevice>, 64>>> prepared_;
+  // CEL views of devices by gid, in chunks of 64 allocated lazily: the snapshot's (see
+  // Snapshot::Data::prepared), or this allocator's own in prepared_own_ when the snapshot's were
+  // prepared by another compiler.
+  std::vector<std::unique_ptr<std::array<const PreparedDevice*, 64>>> prepared_;
+  std::vector<std::shared_ptr<const PreparedDevice>> prepared_own_;
+  // Per slice: its entry in the snapshot's PreparedCache and the entry's class-selector results
+  // for this snapshot's classes, looked up on first use (the entries live as long as snap_).
+  struct SliceShared {
+    PreparedSlice* entry = nullptr;
+    std::atomic<uint8_t>* class_results = nullptr;
+  };
+  std::vector<SliceShared> slice_shared_;
+  SliceShared& Shared(int slice);
 
   std::optional<std::mt19937_64> rng_;  // seeded on first random share ID
   int64_t share_counter_ = 0;

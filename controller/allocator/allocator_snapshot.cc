@@ -282,6 +282,7 @@ std::unique_ptr<Snapshot::Data> BuildData(const Features& features,
     d->slice_node_hash[i] = NodeHash(s.node_name);
   }
   d->pool_table = std::move(table);
+  d->prepared = std::make_shared<PreparedCache>();
   d->Layout(nullptr, {});
   return d;
 }
@@ -333,6 +334,8 @@ std::shared_ptr<const Snapshot> Snapshot::Build(
   for (const auto& r : taint_rules) rules.push_back(ToAllocTaintRule(r));
   auto d = BuildData(features, std::move(cls), std::move(ptrs), std::move(rules));
   d->converted = std::move(converted);
+  if (previous)
+    d->prepared = PreparedCache::Carry(previous->data().prepared.get(), d->slices.ptrs_);
   return std::make_shared<const Snapshot>(std::move(d));
 }
 
@@ -348,7 +351,16 @@ std::unique_ptr<Snapshot::Data> Derive(const Snapshot::Data& p) {
   d->slice_ndev = p.slice_ndev;
   d->slice_node_hash = p.slice_node_hash;
   d->pool_table = p.pool_table;
+  d->prepared = p.prepared;
   return d;
+}
+
+// Drops the prepared-device entries of slices a chain of WithSlice/WithoutSlice replaced once
+// they outnumber the live slices (the entries keep their old slice objects alive).
+void TrimPrepared(Snapshot::Data& d) {
+  if (d.prepared && d.prepared->size() > 2 * d.slices.size() + 64) {
+    d.prepared = PreparedCache::Carry(d.prepared.get(), d.slices.ptrs_);
+  }
 }
 }  // namespace
 
@@ -392,6 +404,7 @@ std::shared_ptr<const Snapshot> SnapshotWithSlice(const Snapshot& snapshot,
     d->slice_node_hash.push_back(NodeHash(slice->node_name));
     d->slices.ptrs_.push_back(std::move(slice));
   }
+  TrimPrepared(*d);
   d->Layout(parent, changed);
   return std::make_shared<const Snapshot>(std::move(d));
 }
@@ -408,6 +421,7 @@ std::shared_ptr<const Snapshot> Snapshot::WithoutSlice(std::string_view name) co
     d->slice_ndev.erase(d->slice_ndev.begin() + static_cast<std::ptrdiff_t>(i));
     d->slice_node_hash.erase(d->slice_node_hash.begin() + static_cast<std::ptrdiff_t>(i));
   }
+  TrimPrepared(*d);
   d->Layout(data_.get(), changed);
   return std::make_shared<const Snapshot>(std::move(d));
 }

@@ -78,8 +78,8 @@ def fmt(ns):
 def ratio(a, b):
     return f"{a/b:.2f}x" if a and b else "-"
 
-print(f"{'scenario':<12} {'n':>2} {'oracle ns':>10} {'draco ns':>10} {'ratio':>7} | "
-      f"{'shared':>9} {'ratio':>7} {'update':>9} {'ratio':>7} | "
+print(f"{'scenario':<12} {'n':>2} {'oracle ns':>10} | {'cold':>9} {'ratio':>7} "
+      f"{'update':>9} {'ratio':>7} {'scratch':>9} {'ratio':>7} | "
       f"{'oracle alloc':>12} {'draco alloc':>11} {'ratio':>7} | outcome (oracle / draco)")
 for g in sorted(groups, key=lambda s: (s[:2], len(s), s)):
     ids = groups[g]
@@ -87,27 +87,30 @@ for g in sorted(groups, key=lambda s: (s[:2], len(s), s)):
     o, d = med(ids, oracle, key), med(ids, draco, key)
     oa, da = med(ids, oracle, "allocateNs"), med(ids, draco, "allocateNs")
     sh, up = med(ids, draco, "sharedNs"), med(ids, draco, "updateNs")
-    r, ra = ratio(o, d), ratio(oa, da)
+    ra = ratio(oa, da)
     oo = sorted({oracle[i].get("outcome", "?") for i in ids})
     do = sorted({draco[i].get("outcome", "?") for i in ids})
     label = g + ("/claim" if g == "S2" else "")
-    print(f"{label:<12} {len(ids):>2} {fmt(o):>10} {fmt(d):>10} {r:>7} | "
-          f"{fmt(sh):>9} {ratio(o, sh):>7} {fmt(up):>9} {ratio(o, up):>7} | {fmt(oa):>12} "
+    print(f"{label:<12} {len(ids):>2} {fmt(o):>10} | {fmt(sh):>9} {ratio(o, sh):>7} "
+          f"{fmt(up):>9} {ratio(o, up):>7} {fmt(d):>9} {ratio(o, d):>7} | {fmt(oa):>12} "
           f"{fmt(da):>11} {ra:>7} | {','.join(oo)} / {','.join(do)}")
 bpd = [d.get("bytesPerDevice") for d in draco.values() if d.get("bytesPerDevice")]
 if bpd:
     print(f"draco allocator index: median {statistics.median(bpd):.0f} bytes per cached device "
           f"(max {max(bpd)})")
-print("ns = Allocator::Create(classes, slices, taint rules, allocated claims) + Allocate, fully "
-      "cold: slices and allocated claims are the decoded objects passed by shared pointer (not "
-      "copied), the snapshot is built and the claims read (lazily, per pool used) inside the "
-      "timed region; oracle: NewAllocator+Allocate on decoded slices, with its allocated-device "
-      "set computed from the claims outside the timed region; shared = Allocator::Create over a "
-      "prebuilt shared Snapshot and AllocatedState + Allocate (cold allocator caches); update = "
-      "Snapshot::WithSlice(one slice) + CreateFromState rebasing that state onto the new "
-      "snapshot + Allocate; alloc = Allocate alone on a built allocator (warm); ratios = "
-      "oracle/draco (>1: draco faster); both sides keep compiled CEL selectors across "
-      "allocators; S2 = per claim of the 5000-claim fill-up; bytes per "
+print("oracle ns = upstream's NewAllocator + Allocate on decoded slices, its allocated-device set "
+      "computed outside the timed region (the scheduler keeps it up to date); "
+      "cold = a new draco allocator + Allocate with the state carried in as the controller "
+      "does: its Snapshot (converted slices, with the lazily built pool indexes, CEL device "
+      "views and class-selector results of earlier allocators) and the AllocatedState, both "
+      "kept up to date from watch events, so only the allocator's own caches start empty; "
+      "update = a slice changed: Snapshot::WithSlice(one slice) + CreateFromState rebasing the "
+      "state onto the new snapshot + Allocate; scratch = Allocator::Create(classes, slices, "
+      "taint rules, allocated claims) + Allocate with nothing carried in: the snapshot built "
+      "and the claims read inside the timed region (decoded objects by shared pointer, not "
+      "copied); alloc = Allocate alone on a built allocator (warm), what the controller pays "
+      "per pod; ratios = oracle/draco (>1: draco faster); both sides keep compiled CEL selectors "
+      "across allocators; S2 = per claim of the 5000-claim fill-up (scratch only); bytes per "
       "cached device = what the warm allocator built (lazy pool indexes, per-device caches, "
       "per-node candidates) / devices in the snapshot.")
 PY
