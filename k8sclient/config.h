@@ -73,6 +73,9 @@ struct RestConfig {
   // Per-request timeout for non-watch requests (inactivity timeout of the connection); 0 = none.
   std::chrono::milliseconds timeout = std::chrono::seconds(30);
   std::string user_agent = "draco-k8sclient/0.1";
+  // Requests other than LISTs and watches go over the direct transport (http_transport.h: the
+  // calling thread writes and reads a pooled keep-alive connection); false = all over cpprestsdk.
+  bool direct_transport = true;
   // Transient failures (429/5xx with Retry-After, connection errors on reads) are retried up to
   // this many times.
   int max_retries = 10;

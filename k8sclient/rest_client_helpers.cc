@@ -77,8 +77,13 @@ Status StatusFromCurrentException(std::string_view what_for) {
 std::optional<int> ParseRetryAfter(const http::http_headers& headers) {
   auto it = headers.find("Retry-After");
   if (it == headers.end()) return std::nullopt;
+  return ParseRetryAfterValue(&it->second);
+}
+
+std::optional<int> ParseRetryAfterValue(const std::string* value) {
+  if (value == nullptr) return std::nullopt;
   try {
-    int v = std::stoi(it->second);
+    int v = std::stoi(*value);
     if (v >= 0) return v;
   } catch (...) {
   }

@@ -26,6 +26,8 @@ Status ValidateClientPem(const std::string& cert_pem, const std::string& key_pem
 Status StatusFromCurrentException(std::string_view what_for);
 // The Retry-After header in seconds, if present and a non-negative integer.
 std::optional<int> ParseRetryAfter(const web::http::http_headers& headers);
+// The same from one header value (null: no header).
+std::optional<int> ParseRetryAfterValue(const std::string* value);
 // The Content-Type of a PATCH of type `t`.
 std::string_view PatchContentType(PatchType t);
 // Appends the query parameters of `o` (and watch=true when `watch`) to `b`.

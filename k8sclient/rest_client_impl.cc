@@ -22,6 +22,7 @@
 #include "base/token_bucket.h"
 #include "k8sclient/api_error.h"
 #include "k8sclient/auth.h"
+#include "k8sclient/http_transport.h"
 #include "k8sclient/rest_client_helpers.h"
 #include "k8sclient/retry_policy.h"
 #include "k8sclient/tls_trust.h"
@@ -44,6 +45,7 @@ constexpr size_t kWatchReadBytes = size_t{64} * 1024;
 
 using rest_internal::AppendListOptions;
 using rest_internal::ParseRetryAfter;
+using rest_internal::ParseRetryAfterValue;
 using rest_internal::PatchContentType;
 using rest_internal::StatusFromCurrentException;
 using rest_internal::ValidateClientPem;
@@ -54,6 +56,7 @@ struct Request {
   std::string body;
   std::string content_type;
   bool idempotent = false;
+  bool bulk = false;  // a LIST: cpprestsdk, gzip-compressed (see MakeHttpConfig)
 };
 
 struct Response {
@@ -140,6 +143,20 @@ class RestClientImpl final : public RestClient {
     http_ = std::make_unique<client::http_client>(config_.host, MakeHttpConfig(config_.timeout));
   }
 
+  // The direct transport for every request but LISTs and watches (http_transport.h).
+  Status UseDirectTransport() {
+    DRACO_ASSIGN_OR_RETURN(BaseUrl url, ParseBaseUrl(config_.host));
+    DirectTransport::Options o;
+    o.url = std::move(url);
+    o.trust = trust_;
+    o.client_cert_pem = config_.client_cert_pem;
+    o.client_key_pem = config_.client_key_pem;
+    o.insecure_skip_tls_verify = config_.insecure_skip_tls_verify;
+    o.timeout = config_.timeout;
+    DRACO_ASSIGN_OR_RETURN(direct_, DirectTransport::New(std::move(o)));
+    return OkStatus();
+  }
+
   StatusOr<std::string> Get(const GroupVersionResource& gvr, std::string_view ns,
                             std::string_view name, const GetOptions& opts) override {
     web::uri_builder b(ResourcePath(gvr, ns, name));
@@ -155,7 +172,7 @@ class RestClientImpl final : public RestClient {
                             const ListOptions& opts) override {
     web::uri_builder b(ResourcePath(gvr, ns));
     AppendListOptions(b, opts, false);
-    auto body = Body(Do({http::methods::GET, b.to_string(), "", "", true}));
+    auto body = Body(Do({http::methods::GET, b.to_string(), "", "", true, /*bulk=*/true}));
     if (!body.ok()) return body.status();
     return ParseObjectList(*body);
   }
@@ -262,6 +279,7 @@ class RestClientImpl final : public RestClient {
       if (cancelled_.exchange(true)) return;
     }
     sleep_cv_.notify_all();
+    if (direct_) direct_->Cancel();
     try {
       cancel_.cancel();
     } catch (...) {
@@ -352,36 +370,47 @@ class RestClientImpl final : public RestClient {
     return s;
   }
 
-  Status AddHeaders(http::http_request& req) {
-    auto& h = req.headers();
-    h.add("Accept", "application/json");
-    h.add("User-Agent", config_.user_agent);
+  // Every request's headers: Accept, User-Agent, credentials, impersonation (one entry per
+  // group or extra value; repeated names are adjacent).
+  StatusOr<HeaderList> Headers() {
+    HeaderList h{{"Accept", "application/json"}, {"User-Agent", config_.user_agent}};
     if (tokens_ != nullptr) {
       auto tok = tokens_->Token();
       if (!tok.ok()) return tok.status();
-      if (!tok->empty()) h.add("Authorization", "Bearer " + *tok);
+      if (!tok->empty()) h.emplace_back("Authorization", "Bearer " + *tok);
     } else if (!config_.username.empty()) {
       std::vector<unsigned char> raw(config_.username.begin(), config_.username.end());
       raw.push_back(':');
       raw.insert(raw.end(), config_.password.begin(), config_.password.end());
-      h.add("Authorization", "Basic " + utility::conversions::to_base64(raw));
+      h.emplace_back("Authorization", "Basic " + utility::conversions::to_base64(raw));
     }
     const ImpersonationConfig& imp = config_.impersonate;
     if (!imp.user.empty()) {
-      h.add("Impersonate-User", imp.user);
-      if (!imp.uid.empty()) h.add("Impersonate-Uid", imp.uid);
-      // The API server wants one header line per group/extra value, but cpprestsdk's header map
-      // joins repeated names into one "a, b" line. Its Asio client writes "name: value\r\n"
-      // verbatim, so further lines are appended to the first value. Values were checked for
-      // CR/LF in NewRestClient, so nothing else can be injected this way.
-      if (!imp.groups.empty()) {
-        h.add("Impersonate-Group", JoinAsHeaderLines("Impersonate-Group", imp.groups));
-      }
+      h.emplace_back("Impersonate-User", imp.user);
+      if (!imp.uid.empty()) h.emplace_back("Impersonate-Uid", imp.uid);
+      for (const auto& g : imp.groups) h.emplace_back("Impersonate-Group", g);
       for (const auto& [k, values] : imp.extra) {
-        if (values.empty()) continue;
         const std::string name = "Impersonate-Extra-" + web::uri::encode_data_string(k);
-        h.add(name, JoinAsHeaderLines(name, values));
+        for (const auto& v : values) h.emplace_back(name, v);
       }
+    }
+    return h;
+  }
+
+  Status AddHeaders(http::http_request& req) {
+    DRACO_ASSIGN_OR_RETURN(HeaderList list, Headers());
+    auto& h = req.headers();
+    // The API server wants one header line per group/extra value, but cpprestsdk's header map
+    // joins repeated names into one "a, b" line. Its Asio client writes "name: value\r\n"
+    // verbatim, so further lines are appended to the first value. Values were checked for
+    // CR/LF in NewRestClient, so nothing else can be injected this way.
+    for (size_t i = 0; i < list.size();) {
+      size_t j = i + 1;
+      std::vector<std::string> values{list[i].second};
+      for (; j < list.size() && list[j].first == list[i].first; ++j)
+        values.push_back(list[j].second);
+      h.add(list[i].first, JoinAsHeaderLines(list[i].first, values));
+      i = j;
     }
     return OkStatus();
   }
@@ -446,6 +475,7 @@ class RestClientImpl final : public RestClient {
 
   StatusOr<Response> Do(const Request& r) {
     const std::string what = std::string(r.method) + " " + r.path_query;
+    if (direct_ && !r.bulk) return DoDirect(r, what);
     return RunAttempts<Response>(what, r.idempotent, [&]() -> Attempt<Response> {
       Attempt<Response> a;
       auto waited_from = clock_.Now();
@@ -478,6 +508,37 @@ class RestClientImpl final : public RestClient {
     });
   }
 
+  // Do over the direct transport: same attempts, retries, errors and observations.
+  StatusOr<Response> DoDirect(const Request& r, const std::string& what) {
+    return RunAttempts<Response>(what, r.idempotent, [&]() -> Attempt<Response> {
+      Attempt<Response> a;
+      auto waited_from = clock_.Now();
+      limiter_.Wait();
+      auto sent = clock_.Now();
+      StatusOr<HeaderList> headers = Headers();
+      if (!headers.ok()) {
+        a.Fail(headers.status());
+        return a;
+      }
+      if (!r.content_type.empty()) headers->emplace_back("Content-Type", r.content_type);
+      StatusOr<HttpResponse> resp = direct_->RoundTrip(r.method, r.path_query, *headers, r.body);
+      if (!resp.ok()) {
+        Observe(r.method, 0, waited_from, sent);
+        a.Fail(Status(resp.status().code(), what + ": " + resp.status().message()));
+        return a;
+      }
+      a.code = resp->code;
+      Observe(r.method, a.code, waited_from, sent);
+      if (a.code >= 200 && a.code < 300) {
+        a.value = Response{a.code, std::move(resp->body)};
+        return a;
+      }
+      a.error =
+          DecodeApiError(a.code, resp->body, ParseRetryAfterValue(resp->Header("retry-after")));
+      return a;
+    });
+  }
+
   void Observe(std::string_view method, int code, Clock::TimePoint waited_from,
                Clock::TimePoint sent) {
     if (!config_.observer) return;
@@ -500,6 +561,7 @@ class RestClientImpl final : public RestClient {
   TokenBucket limiter_;
   std::unique_ptr<TokenSource> tokens_;
   std::unique_ptr<client::http_client> http_;
+  std::unique_ptr<DirectTransport> direct_;  // null: every request over cpprestsdk
   std::mutex sleep_mu_;
   std::condition_variable sleep_cv_;
   std::atomic<bool> cancelled_{false};
@@ -541,8 +603,9 @@ StatusOr<std::unique_ptr<RestClient>> NewRestClient(const RestConfig& config, Cl
   DRACO_ASSIGN_OR_RETURN(X509StorePtr trust, TrustStoreFor(config.ca_pem, GetSystemTrust()));
   DRACO_RETURN_IF_ERROR(ValidateClientPem(config.client_cert_pem, config.client_key_pem));
   try {
-    return std::unique_ptr<RestClient>(
-        std::make_unique<RestClientImpl>(config, clock, std::move(trust)));
+    auto c = std::make_unique<RestClientImpl>(config, clock, std::move(trust));
+    if (config.direct_transport) DRACO_RETURN_IF_ERROR(c->UseDirectTransport());
+    return std::unique_ptr<RestClient>(std::move(c));
   } catch (...) {
     return StatusFromCurrentException("creating client for " + config.host);
   }

@@ -169,6 +169,7 @@ StatusOr<Clients> BuildClients(const Flags& flags, Clock& clock) {
     rest_metrics->Observe(e.method, e.code, e.latency_seconds, e.rate_limiter_seconds);
   };
   out.config.qps = flags.kube_api_qps;
+  out.config.direct_transport = flags.direct_transport;
   out.config.burst = flags.kube_api_burst;
   // The replica's identity (Lease holder, Event reportingInstance) is also in the User-Agent, so
   // an API server's audit log tells the replicas' requests apart.
@@ -253,6 +254,11 @@ Status SetFlag(Flags& f, const std::string& name, const std::string& v, const st
       return InvalidArgumentError("--workers must be in 1..1000");
     }
     f.workers = *n;
+  } else if (name == "http-transport") {
+    if (v != "direct" && v != "cpprestsdk") {
+      return InvalidArgumentError("--http-transport must be direct or cpprestsdk");
+    }
+    f.direct_transport = v == "direct";
   } else if (name == "http-threads") {
     auto n = ParseNumber<int>(v);
     if (!n.ok() || *n <= 0 || *n > 256) {
@@ -367,6 +373,9 @@ std::string FlagUsage() {
        std::to_string(d.workers) + ")\n";
   u += "  --http-threads N                   HTTP transport I/O threads (default " +
        std::to_string(d.http_threads) + ")\n";
+  u += "  --http-transport direct|cpprestsdk requests on the calling thread (direct, default) or\n"
+       "                                     all through cpprestsdk; watches and LISTs always\n"
+       "                                     use cpprestsdk\n";
   u += "  --allocate BOOL                    allocate claims (default true; false = lifecycle "
        "only)\n";
   u += "  --pin-allocated-node BOOL          when an allocation is node-local, release the pod\n"

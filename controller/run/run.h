@@ -77,6 +77,8 @@ struct Flags {
   bool allocate = true;
   bool pin_allocated_node = true;
   bool groups = true;
+  // --http-transport direct|cpprestsdk: RestConfig::direct_transport.
+  bool direct_transport = true;
   bool help = false;  // --help / -h: print FlagUsage() and exit 0
 };
 

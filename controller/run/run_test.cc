@@ -132,6 +132,10 @@ TEST(ParseFlagsTest, PinAllocatedNode) {
   EXPECT_EQ(Parse({})->http_threads, 4);
   EXPECT_EQ(Parse({"--http-threads=2"})->http_threads, 2);
   EXPECT_FALSE(Parse({"--http-threads=0"}).ok());
+  EXPECT_TRUE(Parse({})->direct_transport);
+  EXPECT_FALSE(Parse({"--http-transport=cpprestsdk"})->direct_transport);
+  EXPECT_TRUE(Parse({"--http-transport", "direct"})->direct_transport);
+  EXPECT_FALSE(Parse({"--http-transport=curl"}).ok());
 }
 
 TEST(ParseFlagsTest, FeatureGates) {
