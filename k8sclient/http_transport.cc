@@ -22,6 +22,12 @@
 namespace draco::k8s {
 namespace {
 
+// strerror(3) is not thread-safe; the GNU strerror_r returns the text (maybe not in `buf`).
+std::string ErrnoText(int e) {
+  std::array<char, 128> buf{};
+  return strerror_r(e, buf.data(), buf.size());
+}
+
 std::string SslErrorText() {
   unsigned long e = ERR_get_error();  // NOLINT(google-runtime-int): OpenSSL's type
   if (e == 0) return "TLS error";
@@ -77,7 +83,7 @@ class DirectTransport::Conn {
   int fd() const { return fd_; }
   void Shutdown() const { shutdown(fd_, SHUT_RDWR); }
 
-  Status Wait(short events) const {
+  Status Wait(decltype(pollfd::events) events) const {
     pollfd p{fd_, events, 0};
     const int ms = timeout_.count() > 0 ? static_cast<int>(timeout_.count()) : -1;
     int r;
@@ -86,19 +92,18 @@ class DirectTransport::Conn {
     } while (r < 0 && errno == EINTR);
     if (cancelled_.load()) return CancelledError("client cancelled");
     if (r == 0) return DeadlineExceededError("request timed out");
-    if (r < 0) return UnavailableError(std::string("poll: ") + std::strerror(errno));
+    if (r < 0) return UnavailableError("poll: " + ErrnoText(errno));
     return OkStatus();
   }
 
   Status Connect(const sockaddr* addr, socklen_t len) const {
     if (connect(fd_, addr, len) == 0) return OkStatus();
-    if (errno != EINPROGRESS)
-      return UnavailableError(std::string("connect: ") + std::strerror(errno));
+    if (errno != EINPROGRESS) return UnavailableError("connect: " + ErrnoText(errno));
     if (Status st = Wait(POLLOUT); !st.ok()) return st;
     int err = 0;
     socklen_t l = sizeof(err);
     getsockopt(fd_, SOL_SOCKET, SO_ERROR, &err, &l);
-    if (err != 0) return UnavailableError(std::string("connect: ") + std::strerror(err));
+    if (err != 0) return UnavailableError("connect: " + ErrnoText(err));
     return OkStatus();
   }
 
@@ -109,7 +114,7 @@ class DirectTransport::Conn {
     if (e == SSL_ERROR_WANT_WRITE) return Wait(POLLOUT);
     if (cancelled_.load()) return CancelledError("client cancelled");
     if (e == SSL_ERROR_SYSCALL && errno != 0) {
-      return UnavailableError(std::string(what) + ": " + std::strerror(errno));
+      return UnavailableError(std::string(what) + ": " + ErrnoText(errno));
     }
     return UnavailableError(std::string(what) + ": " + SslErrorText());
   }
@@ -157,7 +162,7 @@ class DirectTransport::Conn {
         if (Status st = Wait(POLLOUT); !st.ok()) return st;
       } else {
         if (cancelled_.load()) return CancelledError("client cancelled");
-        return UnavailableError(std::string("write: ") + std::strerror(errno));
+        return UnavailableError("write: " + ErrnoText(errno));
       }
     }
     return OkStatus();
@@ -189,7 +194,7 @@ class DirectTransport::Conn {
         continue;
       }
       if (cancelled_.load()) return CancelledError("client cancelled");
-      return UnavailableError(std::string("read: ") + std::strerror(errno));
+      return UnavailableError("read: " + ErrnoText(errno));
     }
   }
 
@@ -262,7 +267,7 @@ StatusOr<std::unique_ptr<DirectTransport::Conn>> DirectTransport::Dial() {
   for (addrinfo* a = res; a != nullptr; a = a->ai_next) {
     int fd = socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol);
     if (fd < 0) {
-      last = UnavailableError(std::string("socket: ") + std::strerror(errno));
+      last = UnavailableError("socket: " + ErrnoText(errno));
       continue;
     }
     auto c = std::make_unique<Conn>(fd, options_.timeout, cancelled_);

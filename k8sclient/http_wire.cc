@@ -7,6 +7,8 @@
 namespace draco::k8s {
 namespace {
 
+constexpr size_t kMaxChunkLine = 1024;  // chunk size plus extensions
+
 std::string Lower(std::string_view s) {
   std::string out(s);
   for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -20,12 +22,13 @@ std::string_view Trim(std::string_view s) {
 }
 
 bool HasToken(std::string_view list, std::string_view token) {
-  std::string l = Lower(list);
+  const std::string lowered = Lower(list);
+  std::string_view l = lowered;
   size_t start = 0;
   while (start <= l.size()) {
     size_t end = l.find(',', start);
     if (end == std::string::npos) end = l.size();
-    if (Trim(std::string_view(l).substr(start, end - start)) == token) return true;
+    if (Trim(l.substr(start, end - start)) == token) return true;
     start = end + 1;
   }
   return false;
@@ -75,8 +78,9 @@ StatusOr<BaseUrl> ParseBaseUrl(std::string_view url) {
   std::string_view host = authority, port;
   if (authority.front() == '[') {
     size_t close = authority.find(']');
-    if (close == std::string_view::npos)
+    if (close == std::string_view::npos) {
       return InvalidArgumentError("bad IPv6 host: " + std::string(url));
+    }
     host = authority.substr(1, close - 1);
     std::string_view after = authority.substr(close + 1);
     if (!after.empty()) {
@@ -107,12 +111,14 @@ std::string SerializeRequest(std::string_view method, std::string_view target,
   out.reserve(256 + body.size());
   out.append(method).append(" ").append(target).append(" HTTP/1.1\r\nHost: ");
   out.append(host_header).append("\r\n");
-  for (const auto& [name, value] : headers)
+  for (const auto& [name, value] : headers) {
     out.append(name).append(": ").append(value).append("\r\n");
+  }
   const bool carries_body =
       !body.empty() || method == "POST" || method == "PUT" || method == "PATCH";
-  if (carries_body)
+  if (carries_body) {
     out.append("Content-Length: ").append(std::to_string(body.size())).append("\r\n");
+  }
   out.append("\r\n");
   out.append(body);
   return out;
@@ -151,8 +157,9 @@ Status ResponseParser::ParseHead(std::string_view head) {
     lines = end == std::string_view::npos ? "" : lines.substr(end + 2);
     if (line.empty()) continue;
     size_t colon = line.find(':');
-    if (colon == std::string_view::npos || colon == 0)
+    if (colon == std::string_view::npos || colon == 0) {
       return InternalError("malformed HTTP header");
+    }
     std::string name = Lower(line.substr(0, colon));
     std::string_view value = Trim(line.substr(colon + 1));
     if (name == "transfer-encoding") {
@@ -197,8 +204,10 @@ Status ResponseParser::Step(bool* progressed) {
   switch (state_) {
     case State::kHead: {
       size_t end = in.find("\r\n\r\n");
+      // (Limits on a partial line allow for the terminator's first bytes, so that the verdict
+      // does not depend on where the input was split.)
       if (end == std::string_view::npos) {
-        if (in.size() > max_head_) return InternalError("response head too large");
+        if (in.size() > max_head_ + 3) return InternalError("response head too large");
         return OkStatus();
       }
       if (end > max_head_) return InternalError("response head too large");
@@ -228,10 +237,10 @@ Status ResponseParser::Step(bool* progressed) {
       return OkStatus();
     case State::kChunkSize: {
       size_t end = in.find("\r\n");
-      if (end == std::string_view::npos) {
-        if (in.size() > 1024) return InternalError("malformed chunk size");
-        return OkStatus();
+      if (end == std::string_view::npos ? in.size() > kMaxChunkLine + 1 : end > kMaxChunkLine) {
+        return InternalError("malformed chunk size");
       }
+      if (end == std::string_view::npos) return OkStatus();
       std::string_view size = Trim(in.substr(0, std::min(end, in.find(';'))));
       size_t n = 0;
       if (!ParseNumber(size, &n, 16)) return InternalError("malformed chunk size");
@@ -246,10 +255,10 @@ Status ResponseParser::Step(bool* progressed) {
     }
     case State::kTrailers: {
       size_t end = in.find("\r\n");
-      if (end == std::string_view::npos) {
-        if (in.size() > max_head_) return InternalError("response trailers too large");
-        return OkStatus();
+      if (end == std::string_view::npos ? in.size() > max_head_ + 1 : end > max_head_) {
+        return InternalError("response trailers too large");
       }
+      if (end == std::string_view::npos) return OkStatus();
       pos_ += end + 2;
       if (end == 0) state_ = State::kDone;
       *progressed = true;
@@ -257,8 +266,9 @@ Status ResponseParser::Step(bool* progressed) {
     }
     case State::kClose:
       if (in.empty()) return OkStatus();
-      if (resp_.body.size() + in.size() > max_body_)
+      if (resp_.body.size() + in.size() > max_body_) {
         return InternalError("response body too large");
+      }
       resp_.body.append(in);
       pos_ += in.size();
       *progressed = true;

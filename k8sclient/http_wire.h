@@ -50,7 +50,7 @@ struct HttpResponse {
 class ResponseParser {
  public:
   // `max_head` bounds the status line plus headers, `max_body` the body (both in bytes).
-  explicit ResponseParser(size_t max_head = 64 * 1024, size_t max_body = size_t{1} << 30);
+  explicit ResponseParser(size_t max_head = size_t{64} * 1024, size_t max_body = size_t{1} << 30);
   // Consumes `data`. An error (INTERNAL, message says what was wrong) is final. Bytes after the
   // end of the response are an error too (nothing is pipelined).
   Status Feed(std::string_view data);
@@ -67,7 +67,10 @@ class ResponseParser {
   enum class State { kHead, kLength, kChunkSize, kChunkData, kChunkEnd, kTrailers, kClose, kDone };
   Status ParseHead(std::string_view head);
   Status Step(bool* progressed);
-  std::string_view Pending() const { return std::string_view(buf_).substr(pos_); }
+  std::string_view Pending() const {
+    std::string_view all = buf_;
+    return all.substr(pos_);
+  }
 
   size_t max_head_, max_body_;
   State state_ = State::kHead;

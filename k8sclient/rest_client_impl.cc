@@ -407,8 +407,9 @@ class RestClientImpl final : public RestClient {
     for (size_t i = 0; i < list.size();) {
       size_t j = i + 1;
       std::vector<std::string> values{list[i].second};
-      for (; j < list.size() && list[j].first == list[i].first; ++j)
+      for (; j < list.size() && list[j].first == list[i].first; ++j) {
         values.push_back(list[j].second);
+      }
       h.add(list[i].first, JoinAsHeaderLines(list[i].first, values));
       i = j;
     }
