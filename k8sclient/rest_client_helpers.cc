@@ -3,6 +3,8 @@
 // parameters.
 #include "k8sclient/rest_client_helpers.h"
 
+#include <array>
+#include <cstdio>
 #include <exception>
 #include <memory>
 #include <string>
@@ -72,6 +74,49 @@ Status StatusFromCurrentException(std::string_view what_for) {
   } catch (...) {
     return UnknownError(std::string(what_for) + ": unknown exception");
   }
+}
+
+static std::string JsonString(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') {
+      out.push_back('\\');
+      out.push_back(c);
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      std::array<char, 8> esc{};
+      std::snprintf(esc.data(), esc.size(), "\\u%04x", c);
+      out += esc.data();
+    } else {
+      out.push_back(c);
+    }
+  }
+  out.push_back('"');
+  return out;
+}
+
+std::string DeleteOptionsJson(const DeleteOptions& o) {
+  std::string s = R"({"kind":"DeleteOptions","apiVersion":"v1")";
+  if (o.grace_period_seconds.has_value()) {
+    s += ",\"gracePeriodSeconds\":" + std::to_string(*o.grace_period_seconds);
+  }
+  if (o.propagation_policy.has_value()) {
+    s += ",\"propagationPolicy\":" + JsonString(*o.propagation_policy);
+  }
+  if (o.precondition_uid.has_value() || o.precondition_resource_version.has_value()) {
+    s += ",\"preconditions\":{";
+    bool first = true;
+    if (o.precondition_uid.has_value()) {
+      s += "\"uid\":" + JsonString(*o.precondition_uid);
+      first = false;
+    }
+    if (o.precondition_resource_version.has_value()) {
+      if (!first) s += ",";
+      s += "\"resourceVersion\":" + JsonString(*o.precondition_resource_version);
+    }
+    s += "}";
+  }
+  s += "}";
+  return s;
 }
 
 std::optional<int> ParseRetryAfter(const http::http_headers& headers) {

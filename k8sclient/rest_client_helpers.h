@@ -26,6 +26,8 @@ Status ValidateClientPem(const std::string& cert_pem, const std::string& key_pem
 Status StatusFromCurrentException(std::string_view what_for);
 // The Retry-After header in seconds, if present and a non-negative integer.
 std::optional<int> ParseRetryAfter(const web::http::http_headers& headers);
+// The JSON body of a DELETE with these options (kind DeleteOptions, apiVersion v1).
+std::string DeleteOptionsJson(const DeleteOptions& o);
 // The same from one header value (null: no header).
 std::optional<int> ParseRetryAfterValue(const std::string* value);
 // The Content-Type of a PATCH of type `t`.

@@ -44,6 +44,7 @@ constexpr std::chrono::seconds kWatchTimeoutSlack{60};
 constexpr size_t kWatchReadBytes = size_t{64} * 1024;
 
 using rest_internal::AppendListOptions;
+using rest_internal::DeleteOptionsJson;
 using rest_internal::ParseRetryAfter;
 using rest_internal::ParseRetryAfterValue;
 using rest_internal::PatchContentType;
@@ -325,49 +326,6 @@ class RestClientImpl final : public RestClient {
                                  bool dry_run) {
     if (!field_manager.empty()) b.append_query("fieldManager", field_manager);
     if (dry_run) b.append_query("dryRun", "All");
-  }
-
-  static std::string JsonString(const std::string& s) {
-    std::string out = "\"";
-    for (char c : s) {
-      if (c == '"' || c == '\\') {
-        out.push_back('\\');
-        out.push_back(c);
-      } else if (static_cast<unsigned char>(c) < 0x20) {
-        std::array<char, 8> esc{};
-        std::snprintf(esc.data(), esc.size(), "\\u%04x", c);
-        out += esc.data();
-      } else {
-        out.push_back(c);
-      }
-    }
-    out.push_back('"');
-    return out;
-  }
-
-  static std::string DeleteOptionsJson(const DeleteOptions& o) {
-    std::string s = R"({"kind":"DeleteOptions","apiVersion":"v1")";
-    if (o.grace_period_seconds.has_value()) {
-      s += ",\"gracePeriodSeconds\":" + std::to_string(*o.grace_period_seconds);
-    }
-    if (o.propagation_policy.has_value()) {
-      s += ",\"propagationPolicy\":" + JsonString(*o.propagation_policy);
-    }
-    if (o.precondition_uid.has_value() || o.precondition_resource_version.has_value()) {
-      s += ",\"preconditions\":{";
-      bool first = true;
-      if (o.precondition_uid.has_value()) {
-        s += "\"uid\":" + JsonString(*o.precondition_uid);
-        first = false;
-      }
-      if (o.precondition_resource_version.has_value()) {
-        if (!first) s += ",";
-        s += "\"resourceVersion\":" + JsonString(*o.precondition_resource_version);
-      }
-      s += "}";
-    }
-    s += "}";
-    return s;
   }
 
   // Every request's headers: Accept, User-Agent, credentials, impersonation (one entry per
