@@ -72,8 +72,9 @@ Status UseClientCertificate(SSL_CTX* ctx, const std::string& cert_pem, const std
 // both end it.
 class DirectTransport::Conn {
  public:
-  Conn(int fd, std::chrono::milliseconds timeout, const std::atomic<bool>& cancelled)
-      : fd_(fd), timeout_(timeout), cancelled_(cancelled) {}
+  Conn(int fd, std::chrono::milliseconds timeout,
+       std::shared_ptr<const std::atomic<bool>> cancelled)
+      : fd_(fd), timeout_(timeout), cancelled_(std::move(cancelled)) {}
   ~Conn() {
     if (ssl_) SSL_free(ssl_);
     if (fd_ >= 0) close(fd_);
@@ -82,6 +83,7 @@ class DirectTransport::Conn {
   Conn& operator=(const Conn&) = delete;
   int fd() const { return fd_; }
   void Shutdown() const { shutdown(fd_, SHUT_RDWR); }
+  void set_timeout(std::chrono::milliseconds t) { timeout_ = t; }
 
   Status Wait(decltype(pollfd::events) events) const {
     pollfd p{fd_, events, 0};
@@ -90,7 +92,7 @@ class DirectTransport::Conn {
     do {
       r = poll(&p, 1, ms);
     } while (r < 0 && errno == EINTR);
-    if (cancelled_.load()) return CancelledError("client cancelled");
+    if (cancelled_->load()) return CancelledError("client cancelled");
     if (r == 0) return DeadlineExceededError("request timed out");
     if (r < 0) return UnavailableError("poll: " + ErrnoText(errno));
     return OkStatus();
@@ -112,7 +114,7 @@ class DirectTransport::Conn {
     int e = SSL_get_error(ssl_, ret);
     if (e == SSL_ERROR_WANT_READ) return Wait(POLLIN);
     if (e == SSL_ERROR_WANT_WRITE) return Wait(POLLOUT);
-    if (cancelled_.load()) return CancelledError("client cancelled");
+    if (cancelled_->load()) return CancelledError("client cancelled");
     if (e == SSL_ERROR_SYSCALL && errno != 0) {
       return UnavailableError(std::string(what) + ": " + ErrnoText(errno));
     }
@@ -161,7 +163,7 @@ class DirectTransport::Conn {
       } else if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
         if (Status st = Wait(POLLOUT); !st.ok()) return st;
       } else {
-        if (cancelled_.load()) return CancelledError("client cancelled");
+        if (cancelled_->load()) return CancelledError("client cancelled");
         return UnavailableError("write: " + ErrnoText(errno));
       }
     }
@@ -177,7 +179,7 @@ class DirectTransport::Conn {
         if (n > 0) return static_cast<size_t>(n);
         int e = SSL_get_error(ssl_, n);
         if (e == SSL_ERROR_ZERO_RETURN || (e == SSL_ERROR_SYSCALL && errno == 0)) {
-          if (cancelled_.load()) return CancelledError("client cancelled");
+          if (cancelled_->load()) return CancelledError("client cancelled");
           return size_t{0};
         }
         if (Status st = SslRetry(n, "read"); !st.ok()) return st;
@@ -186,14 +188,14 @@ class DirectTransport::Conn {
       ssize_t n = recv(fd_, buf, cap, 0);
       if (n > 0) return static_cast<size_t>(n);
       if (n == 0) {
-        if (cancelled_.load()) return CancelledError("client cancelled");
+        if (cancelled_->load()) return CancelledError("client cancelled");
         return size_t{0};
       }
       if (errno == EAGAIN || errno == EINTR) {
         if (Status st = Wait(POLLIN); !st.ok()) return st;
         continue;
       }
-      if (cancelled_.load()) return CancelledError("client cancelled");
+      if (cancelled_->load()) return CancelledError("client cancelled");
       return UnavailableError("read: " + ErrnoText(errno));
     }
   }
@@ -210,10 +212,11 @@ class DirectTransport::Conn {
   int fd_;
   SSL* ssl_ = nullptr;
   std::chrono::milliseconds timeout_;
-  const std::atomic<bool>& cancelled_;
+  std::shared_ptr<const std::atomic<bool>> cancelled_;  // the transport's Cancel()
 };
 
-DirectTransport::DirectTransport(Options options) : options_(std::move(options)) {}
+DirectTransport::DirectTransport(Options options)
+    : options_(std::move(options)), cancelled_(std::make_shared<std::atomic<bool>>(false)) {}
 
 DirectTransport::~DirectTransport() = default;
 
@@ -247,7 +250,7 @@ void DirectTransport::Track(Conn* c, bool active) {
   std::lock_guard<std::mutex> l(mu_);
   if (active) {
     active_.insert(c);
-    if (cancelled_.load()) c->Shutdown();
+    if (cancelled_->load()) c->Shutdown();
   } else {
     active_.erase(c);
   }
@@ -302,7 +305,7 @@ std::unique_ptr<DirectTransport::Conn> DirectTransport::TakeIdle() {
 
 void DirectTransport::PutIdle(std::unique_ptr<Conn> c) {
   std::lock_guard<std::mutex> l(mu_);
-  if (!cancelled_.load() && idle_.size() < options_.max_idle) idle_.push_back(std::move(c));
+  if (!cancelled_->load() && idle_.size() < options_.max_idle) idle_.push_back(std::move(c));
 }
 
 size_t DirectTransport::idle_connections() const {
@@ -312,7 +315,7 @@ size_t DirectTransport::idle_connections() const {
 
 void DirectTransport::Cancel() {
   std::lock_guard<std::mutex> l(mu_);
-  cancelled_.store(true);
+  cancelled_->store(true);
   for (Conn* c : active_) c->Shutdown();
   idle_.clear();
 }
@@ -345,7 +348,7 @@ StatusOr<HttpResponse> DirectTransport::RoundTrip(std::string_view method, std::
   const std::string request =
       SerializeRequest(method, path, options_.url.HostHeader(), headers, body);
   for (int attempt = 0;; ++attempt) {
-    if (cancelled_.load()) return CancelledError("client cancelled");
+    if (cancelled_->load()) return CancelledError("client cancelled");
     std::unique_ptr<Conn> c = attempt == 0 ? TakeIdle() : nullptr;
     const bool reused = c != nullptr;
     if (!c) {
@@ -365,6 +368,65 @@ StatusOr<HttpResponse> DirectTransport::RoundTrip(std::string_view method, std::
     if (reused && nothing_received && r.status().code() == StatusCode::kUnavailable) continue;
     return r.status();
   }
+}
+
+}  // namespace draco::k8s
+
+namespace draco::k8s {
+
+DirectTransport::Stream::Stream(std::unique_ptr<Conn> conn) : conn_(std::move(conn)) {}
+
+DirectTransport::Stream::~Stream() = default;
+
+StatusOr<std::string> DirectTransport::Stream::Read() {
+  std::array<char, 65536> buf{};
+  for (;;) {
+    if (closed_.load()) return std::string();
+    std::string out;
+    parser_.response().body.swap(out);
+    if (!out.empty() || parser_.done()) return out;
+    StatusOr<size_t> n = conn_->Read(buf.data(), buf.size());
+    if (closed_.load()) return std::string();
+    if (!n.ok()) return n.status();
+    if (*n == 0) {
+      if (Status st = parser_.Eof(); !st.ok()) return st;
+      continue;
+    }
+    if (Status st = parser_.Feed(std::string_view(buf.data(), *n)); !st.ok()) {
+      return UnavailableError("bad HTTP response: " + st.message());
+    }
+  }
+}
+
+void DirectTransport::Stream::Close() {
+  closed_.store(true);
+  conn_->Shutdown();
+}
+
+StatusOr<std::unique_ptr<DirectTransport::Stream>> DirectTransport::OpenStream(
+    std::string_view target, const HeaderList& headers, std::chrono::milliseconds inactivity) {
+  if (cancelled_->load()) return CancelledError("client cancelled");
+  const std::string request =
+      SerializeRequest("GET", options_.url.path_prefix + std::string(target),
+                       options_.url.HostHeader(), headers, "");
+  auto dialled = Dial();
+  if (!dialled.ok()) return dialled.status();
+  (*dialled)->set_timeout(inactivity);
+  std::unique_ptr<Stream> s(new Stream(std::move(*dialled)));
+  if (Status st = s->conn_->WriteAll(request); !st.ok()) return st;
+  std::array<char, 16384> buf{};
+  while (!s->parser_.head_done()) {
+    StatusOr<size_t> n = s->conn_->Read(buf.data(), buf.size());
+    if (!n.ok()) return n.status();
+    if (*n == 0) {
+      if (Status st = s->parser_.Eof(); !st.ok()) return st;
+      break;
+    }
+    if (Status st = s->parser_.Feed(std::string_view(buf.data(), *n)); !st.ok()) {
+      return UnavailableError("bad HTTP response: " + st.message());
+    }
+  }
+  return s;
 }
 
 }  // namespace draco::k8s

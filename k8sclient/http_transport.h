@@ -53,13 +53,42 @@ class DirectTransport {
   // may resend).
   StatusOr<HttpResponse> RoundTrip(std::string_view method, std::string_view target,
                                    const HeaderList& headers, std::string_view body);
-  // Aborts requests in flight (their connections are shut down) and every later one.
+  // Aborts requests in flight (their connections are shut down) and every later one. Streams
+  // already open are not affected (Stream::Close ends them).
   void Cancel();
+
+  class Conn;
+
+  // A response read as it arrives (a watch): its own connection, never pooled.
+  class Stream {
+   public:
+    ~Stream();
+    Stream(const Stream&) = delete;
+    Stream& operator=(const Stream&) = delete;
+    // Status code and headers (the body is read with Read()).
+    const HttpResponse& head() { return parser_.response(); }
+    // The next body bytes as they arrive (chunked encoding removed), waiting up to the stream's
+    // inactivity timeout for them; "" at the end of the body or after Close(). Errors as
+    // RoundTrip's. Not thread-safe, except against Close().
+    StatusOr<std::string> Read();
+    // Ends a Read() blocked on another thread, and every later one (thread-safe).
+    void Close();
+
+   private:
+    friend class DirectTransport;
+    explicit Stream(std::unique_ptr<Conn> conn);
+    std::unique_ptr<Conn> conn_;
+    ResponseParser parser_;
+    std::atomic<bool> closed_{false};
+  };
+  // Sends GET `target` on a new connection and returns once the response head arrived; a
+  // connection silent for `inactivity` fails the stream's Read() with DEADLINE_EXCEEDED. The
+  // stream does not refer to the transport (it may outlive it).
+  StatusOr<std::unique_ptr<Stream>> OpenStream(std::string_view target, const HeaderList& headers,
+                                               std::chrono::milliseconds inactivity);
 
   size_t idle_connections() const;
   size_t connections_opened() const { return opened_.load(); }
-
-  class Conn;
 
  private:
   explicit DirectTransport(Options options);
@@ -74,7 +103,8 @@ class DirectTransport {
   mutable std::mutex mu_;
   std::vector<std::unique_ptr<Conn>> idle_;
   std::set<Conn*> active_;
-  std::atomic<bool> cancelled_{false};
+  // Shared with every connection (a Stream's too, which may outlive the transport).
+  std::shared_ptr<std::atomic<bool>> cancelled_;
   std::atomic<size_t> opened_{0};
 };
 

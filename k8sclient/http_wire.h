@@ -59,6 +59,9 @@ class ResponseParser {
   Status Eof();
   // True once a whole response was read.
   bool done() const { return state_ == State::kDone; }
+  // True once the head of the final (non-1xx) response was read: code and headers are known;
+  // the body so far is in response().body (a streaming reader may take it from there).
+  bool head_done() const { return state_ != State::kHead; }
   // True when no byte of a response has arrived yet.
   bool empty() const { return !seen_bytes_; }
   HttpResponse& response() { return resp_; }

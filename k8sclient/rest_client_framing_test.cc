@@ -28,7 +28,21 @@ RestConfig ConfigFor(const FakeHttpServer& s) {
   return c;
 }
 
-std::unique_ptr<RestClient> MustClient(const RestConfig& c, Clock& clock = RealClock::Get()) {
+// Every test runs over both transports (RestConfig::direct_transport), set by the fixture.
+bool g_direct = true;
+
+class RestClientFramingTest : public ::testing::TestWithParam<bool> {
+ protected:
+  void SetUp() override { g_direct = GetParam(); }
+};
+
+INSTANTIATE_TEST_SUITE_P(Transports, RestClientFramingTest, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& i) {
+                           return i.param ? "Direct" : "Cpprestsdk";
+                         });
+
+std::unique_ptr<RestClient> MustClient(RestConfig c, Clock& clock = RealClock::Get()) {
+  c.direct_transport = g_direct;
   auto r = NewRestClient(c, clock);
   EXPECT_TRUE(r.ok()) << r.status();
   return r.ok() ? std::move(r).value() : nullptr;
@@ -39,7 +53,7 @@ std::string Event(const std::string& type, const std::string& name, const std::s
          R"(","namespace":"ns","resourceVersion":")" + rv + R"("}}})" + "\n";
 }
 
-TEST(RestClientFramingTest, WatchEventsSplitAcrossChunkBoundaries) {
+TEST_P(RestClientFramingTest, WatchEventsSplitAcrossChunkBoundaries) {
   const std::string stream = Event("ADDED", "a", "1") + Event("MODIFIED", "a", "2") +
                              R"({"type":"BOOKMARK","object":{"metadata":{"resourceVersion":"3"}}})"
                              "\n" +
@@ -89,7 +103,7 @@ TEST(RestClientFramingTest, WatchEventsSplitAcrossChunkBoundaries) {
   EXPECT_EQ(reqs[0].query.at("labelSelector"), "app in (a,b),tier!=db");
 }
 
-TEST(RestClientFramingTest, OneByteChunksAndManyEventsPerChunk) {
+TEST_P(RestClientFramingTest, OneByteChunksAndManyEventsPerChunk) {
   std::string stream;
   for (int i = 0; i < 50; ++i) stream += Event("ADDED", "o" + std::to_string(i), std::to_string(i));
   std::vector<std::string> chunks;
@@ -116,7 +130,7 @@ TEST(RestClientFramingTest, OneByteChunksAndManyEventsPerChunk) {
   EXPECT_EQ(server.requests()[0].path, "/api/v1/configmaps");
 }
 
-TEST(RestClientFramingTest, WatchErrorEventIsDecodedAsGone) {
+TEST_P(RestClientFramingTest, WatchErrorEventIsDecodedAsGone) {
   FakeHttpServer server([](const HttpRequest&) {
     HttpResponse r;
     r.chunks = {
@@ -136,7 +150,7 @@ TEST(RestClientFramingTest, WatchErrorEventIsDecodedAsGone) {
   EXPECT_NE((*ev)->error.message().find("too old resource version"), std::string::npos);
 }
 
-TEST(RestClientFramingTest, StreamCutMidEventIsAnError) {
+TEST_P(RestClientFramingTest, StreamCutMidEventIsAnError) {
   FakeHttpServer server([](const HttpRequest&) {
     HttpResponse r;
     r.chunks = {Event("ADDED", "a", "1"), R"({"type":"ADDED","obj)"};
@@ -152,7 +166,7 @@ TEST(RestClientFramingTest, StreamCutMidEventIsAnError) {
   EXPECT_FALSE(second.ok());
 }
 
-TEST(RestClientFramingTest, StopUnblocksAHangingWatch) {
+TEST_P(RestClientFramingTest, StopUnblocksAHangingWatch) {
   FakeHttpServer server([](const HttpRequest&) {
     HttpResponse r;
     r.chunks = {Event("ADDED", "a", "1")};
@@ -178,7 +192,7 @@ TEST(RestClientFramingTest, StopUnblocksAHangingWatch) {
   server.Stop();
 }
 
-TEST(RestClientFramingTest, WatchHttpErrorIsReturnedFromWatch) {
+TEST_P(RestClientFramingTest, WatchHttpErrorIsReturnedFromWatch) {
   FakeHttpServer server([](const HttpRequest&) {
     HttpResponse r;
     r.status = 410;
@@ -191,7 +205,7 @@ TEST(RestClientFramingTest, WatchHttpErrorIsReturnedFromWatch) {
   EXPECT_TRUE(IsGone(w.status())) << w.status();
 }
 
-TEST(RestClientFramingTest, TooManyRequestsIsRetriedAfterRetryAfter) {
+TEST_P(RestClientFramingTest, TooManyRequestsIsRetriedAfterRetryAfter) {
   std::atomic<int> calls{0};
   FakeHttpServer server([&](const HttpRequest&) {
     HttpResponse r;
@@ -211,7 +225,7 @@ TEST(RestClientFramingTest, TooManyRequestsIsRetriedAfterRetryAfter) {
   EXPECT_EQ(calls.load(), 3);
 }
 
-TEST(RestClientFramingTest, ObserverSeesEveryAttemptWithMethodCodeAndLatency) {
+TEST_P(RestClientFramingTest, ObserverSeesEveryAttemptWithMethodCodeAndLatency) {
   std::atomic<int> calls{0};
   FakeHttpServer server([&](const HttpRequest&) {
     HttpResponse r;
@@ -244,7 +258,7 @@ TEST(RestClientFramingTest, ObserverSeesEveryAttemptWithMethodCodeAndLatency) {
   EXPECT_GE(latency, 0);
 }
 
-TEST(RestClientFramingTest, CancelEndsRetryWaitsAndLaterCalls) {
+TEST_P(RestClientFramingTest, CancelEndsRetryWaitsAndLaterCalls) {
   std::atomic<int> calls{0};
   FakeHttpServer server([&](const HttpRequest&) {
     ++calls;
@@ -275,7 +289,7 @@ TEST(RestClientFramingTest, CancelEndsRetryWaitsAndLaterCalls) {
   client->Cancel();                 // idempotent
 }
 
-TEST(RestClientFramingTest, ConnectionFailureIsObservedWithCodeZero) {
+TEST_P(RestClientFramingTest, ConnectionFailureIsObservedWithCodeZero) {
   RestConfig c;
   c.host = "http://127.0.0.1:1";  // nothing listens
   c.qps = 0;
@@ -289,7 +303,7 @@ TEST(RestClientFramingTest, ConnectionFailureIsObservedWithCodeZero) {
   EXPECT_EQ(zero.load(), 1);
 }
 
-TEST(RestClientFramingTest, TooManyRequestsExhaustsRetries) {
+TEST_P(RestClientFramingTest, TooManyRequestsExhaustsRetries) {
   FakeHttpServer server([&](const HttpRequest&) {
     HttpResponse r;
     r.status = 429;
@@ -308,7 +322,7 @@ TEST(RestClientFramingTest, TooManyRequestsExhaustsRetries) {
   EXPECT_EQ(server.requests().size(), 4u);
 }
 
-TEST(RestClientFramingTest, ErrorsWithoutRetryAfterAreNotRetried) {
+TEST_P(RestClientFramingTest, ErrorsWithoutRetryAfterAreNotRetried) {
   FakeHttpServer server([&](const HttpRequest& req) {
     HttpResponse r;
     if (req.path.find("/gone") != std::string::npos) {
@@ -335,7 +349,7 @@ TEST(RestClientFramingTest, ErrorsWithoutRetryAfterAreNotRetried) {
   EXPECT_EQ(server.requests().size(), 3u);
 }
 
-TEST(RestClientFramingTest, ConnectionRefusedIsUnavailableAfterBoundedRetries) {
+TEST_P(RestClientFramingTest, ConnectionRefusedIsUnavailableAfterBoundedRetries) {
   int port;
   {
     FakeHttpServer probe([](const HttpRequest&) { return HttpResponse{}; });
@@ -352,7 +366,7 @@ TEST(RestClientFramingTest, ConnectionRefusedIsUnavailableAfterBoundedRetries) {
   EXPECT_EQ(got.status().code(), StatusCode::kUnavailable) << got.status();
 }
 
-TEST(RestClientFramingTest, PerRequestTimeout) {
+TEST_P(RestClientFramingTest, PerRequestTimeout) {
   FakeHttpServer server([](const HttpRequest&) {
     HttpResponse r;
     r.chunks = {};
@@ -370,7 +384,7 @@ TEST(RestClientFramingTest, PerRequestTimeout) {
   server.Stop();
 }
 
-TEST(RestClientFramingTest, ReusesOneKeepAliveConnection) {
+TEST_P(RestClientFramingTest, ReusesOneKeepAliveConnection) {
   FakeHttpServer server([](const HttpRequest&) {
     HttpResponse r;
     r.body = R"({"metadata":{"name":"a"}})";
@@ -385,7 +399,7 @@ TEST(RestClientFramingTest, ReusesOneKeepAliveConnection) {
   EXPECT_LT(server.connections(), 10);
 }
 
-TEST(RestClientFramingTest, VerbsPathsHeadersAndBodies) {
+TEST_P(RestClientFramingTest, VerbsPathsHeadersAndBodies) {
   FakeHttpServer server([](const HttpRequest&) {
     HttpResponse r;
     r.body = R"({"metadata":{"name":"a"}})";
@@ -471,7 +485,7 @@ TEST(RestClientFramingTest, VerbsPathsHeadersAndBodies) {
   EXPECT_NE(reqs[9].body.find(R"("gracePeriodSeconds":0)"), std::string::npos);
 }
 
-TEST(RestClientFramingTest, UnauthorizedRereadsRotatedTokenFileOnce) {
+TEST_P(RestClientFramingTest, UnauthorizedRereadsRotatedTokenFileOnce) {
   const std::string path = "/tmp/k8sclient-token-" + std::to_string(::getpid());
   std::ofstream(path) << "old";
   FakeHttpServer server([](const HttpRequest& req) {
@@ -494,7 +508,7 @@ TEST(RestClientFramingTest, UnauthorizedRereadsRotatedTokenFileOnce) {
   std::filesystem::remove(path);
 }
 
-TEST(RestClientFramingTest, ClientSideRateLimitUsesTheClock) {
+TEST_P(RestClientFramingTest, ClientSideRateLimitUsesTheClock) {
   FakeHttpServer server([](const HttpRequest&) {
     HttpResponse r;
     r.body = R"({"metadata":{"name":"a"}})";
@@ -521,7 +535,7 @@ TEST(RestClientFramingTest, ClientSideRateLimitUsesTheClock) {
   EXPECT_EQ(server.requests().size(), 3u);
 }
 
-TEST(RestClientFramingTest, RejectsBadConfig) {
+TEST_P(RestClientFramingTest, RejectsBadConfig) {
   RestConfig c;
   EXPECT_FALSE(NewRestClient(c).ok());
   c.host = "ftp://x";

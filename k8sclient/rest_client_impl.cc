@@ -22,6 +22,8 @@
 #include "base/token_bucket.h"
 #include "k8sclient/api_error.h"
 #include "k8sclient/auth.h"
+#include "k8sclient/cpprest_watcher.h"
+#include "k8sclient/direct_watcher.h"
 #include "k8sclient/http_transport.h"
 #include "k8sclient/rest_client_helpers.h"
 #include "k8sclient/retry_policy.h"
@@ -41,7 +43,6 @@ namespace client = web::http::client;
 constexpr std::chrono::seconds kDefaultWatchInactivity{3600};
 // Slack on top of the server-side watch timeout before the client gives up on a silent stream.
 constexpr std::chrono::seconds kWatchTimeoutSlack{60};
-constexpr size_t kWatchReadBytes = size_t{64} * 1024;
 
 using rest_internal::AppendListOptions;
 using rest_internal::DeleteOptionsJson;
@@ -66,72 +67,6 @@ struct Response {
 };
 
 class RestClientImpl;
-
-class WatcherImpl final : public Watcher {
- public:
-  WatcherImpl(std::unique_ptr<client::http_client> http, pplx::cancellation_token_source cts,
-              http::http_response response)
-      : http_(std::move(http)), cts_(std::move(cts)), response_(std::move(response)) {}
-
-  ~WatcherImpl() override { Stop(); }
-  WatcherImpl(const WatcherImpl&) = delete;
-  WatcherImpl& operator=(const WatcherImpl&) = delete;
-
-  StatusOr<std::optional<WatchEvent>> Next() override {
-    std::vector<uint8_t> buf(kWatchReadBytes);
-    while (pending_.empty()) {
-      if (eof_ || stopped_.load()) return std::optional<WatchEvent>();
-      size_t n = 0;
-      try {
-        auto sb = response_.body().streambuf();
-        // Read whatever is buffered, or block for one byte: a large getn() would wait for the
-        // whole request size to arrive.
-        const size_t avail = sb.in_avail();
-        const size_t want = avail > 0 ? std::min(avail, buf.size()) : 1;
-        n = sb.getn(buf.data(), want).get();
-      } catch (...) {
-        if (stopped_.load()) return std::optional<WatchEvent>();
-        eof_ = true;
-        return StatusFromCurrentException("watch stream");
-      }
-      if (n == 0) {
-        eof_ = true;
-        Status s = decoder_.Finish(pending_);
-        if (!s.ok()) return s;
-        continue;
-      }
-      Status s =
-          decoder_.Feed(std::string_view(reinterpret_cast<const char*>(buf.data()), n), pending_);
-      if (!s.ok()) {
-        eof_ = true;
-        return s;
-      }
-    }
-    WatchEvent ev = std::move(pending_.front());
-    pending_.pop_front();
-    return std::optional<WatchEvent>(std::move(ev));
-  }
-
-  void Stop() override {
-    if (stopped_.exchange(true)) return;
-    try {
-      cts_.cancel();
-      // Closing the buffer for writing wakes a reader blocked in getn().
-      response_.body().streambuf().close(std::ios_base::out).wait();
-    } catch (...) {
-      // Stopping is best effort; nothing may escape.
-    }
-  }
-
- private:
-  std::unique_ptr<client::http_client> http_;
-  pplx::cancellation_token_source cts_;
-  http::http_response response_;
-  WatchDecoder decoder_;
-  std::deque<WatchEvent> pending_;
-  bool eof_ = false;
-  std::atomic<bool> stopped_{false};
-};
 
 class RestClientImpl final : public RestClient {
  public:
@@ -186,6 +121,9 @@ class RestClientImpl final : public RestClient {
     auto inactivity = opts.timeout_seconds > 0
                           ? std::chrono::seconds(opts.timeout_seconds) + kWatchTimeoutSlack
                           : kDefaultWatchInactivity;
+    if (direct_) {
+      return WatchDirect(path, std::chrono::duration_cast<std::chrono::milliseconds>(inactivity));
+    }
     std::unique_ptr<client::http_client> http;
     try {
       http = std::make_unique<client::http_client>(
@@ -212,8 +150,8 @@ class RestClientImpl final : public RestClient {
             a.code = resp.status_code();
             Observe("GET", a.code, waited_from, sent);
             if (a.code == 200) {
-              a.value =
-                  std::make_unique<WatcherImpl>(std::move(http), std::move(cts), std::move(resp));
+              a.value = std::make_unique<CpprestWatcher>(std::move(http), std::move(cts),
+                                                         std::move(resp));
               return a;
             }
             std::string body = resp.extract_utf8string(true).get();
@@ -465,6 +403,46 @@ class RestClientImpl final : public RestClient {
       }
       return a;
     });
+  }
+
+  // Watch over the direct transport: same attempts, retries, errors and observations.
+  StatusOr<std::unique_ptr<Watcher>> WatchDirect(const std::string& path,
+                                                 std::chrono::milliseconds inactivity) {
+    const std::string what = "watch " + path;
+    return RunAttempts<std::unique_ptr<Watcher>>(
+        what, true, [&]() -> Attempt<std::unique_ptr<Watcher>> {
+          Attempt<std::unique_ptr<Watcher>> a;
+          auto waited_from = clock_.Now();
+          limiter_.Wait();
+          auto sent = clock_.Now();
+          StatusOr<HeaderList> headers = Headers();
+          if (!headers.ok()) {
+            a.Fail(headers.status());
+            return a;
+          }
+          auto stream = direct_->OpenStream(path, *headers, inactivity);
+          if (!stream.ok()) {
+            Observe("GET", 0, waited_from, sent);
+            a.Fail(Status(stream.status().code(), what + ": " + stream.status().message()));
+            return a;
+          }
+          a.code = (*stream)->head().code;
+          Observe("GET", a.code, waited_from, sent);
+          if (a.code == 200) {
+            a.value = std::make_unique<DirectWatcher>(std::move(*stream));
+            return a;
+          }
+          std::optional<int> retry_after =
+              ParseRetryAfterValue((*stream)->head().Header("retry-after"));
+          std::string body;
+          for (;;) {  // the error body (a Status object); the server ends it
+            StatusOr<std::string> part = (*stream)->Read();
+            if (!part.ok() || part->empty()) break;
+            body += *part;
+          }
+          a.error = DecodeApiError(a.code, body, retry_after);
+          return a;
+        });
   }
 
   // Do over the direct transport: same attempts, retries, errors and observations.
