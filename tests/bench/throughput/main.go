@@ -131,6 +131,25 @@ func setup(cs *kubernetes.Clientset, nodes, devices int) {
 	if err != nil {
 		fatal(err)
 	}
+	// Nodes (and their slices) a run with more nodes left behind would make this run's cluster
+	// larger than asked: delete every bench node numbered N or above.
+	list, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: "draco.dev/bench=true"})
+	if err != nil {
+		fatal(err)
+	}
+	for _, n := range list.Items {
+		var i int
+		if _, err := fmt.Sscanf(n.Name, "bench-node-%d", &i); err != nil || i < nodes {
+			continue
+		}
+		err := cs.ResourceV1().ResourceSlices().Delete(ctx, n.Name+"-"+driver, metav1.DeleteOptions{})
+		if err != nil && !apierrors.IsNotFound(err) {
+			fatal(err)
+		}
+		if err := cs.CoreV1().Nodes().Delete(ctx, n.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			fatal(err)
+		}
+	}
 }
 
 func percentile(v []float64, p float64) float64 {
