@@ -22,6 +22,8 @@
 namespace draco::k8s {
 namespace {
 
+constexpr size_t kReadBytes = size_t{64} * 1024;
+
 // strerror(3) is not thread-safe; the GNU strerror_r returns the text (maybe not in `buf`).
 std::string ErrnoText(int e) {
   std::array<char, 128> buf{};
@@ -200,6 +202,23 @@ class DirectTransport::Conn {
     }
   }
 
+  // One read into `parser`: sets *eof at the end of the stream (after the parser accepted it);
+  // errors from the connection, or UNAVAILABLE for bytes that are not HTTP.
+  Status FeedParser(ResponseParser& parser, bool* eof) {
+    *eof = false;
+    if (buf_.empty()) buf_.resize(kReadBytes);
+    StatusOr<size_t> n = Read(buf_.data(), buf_.size());
+    if (!n.ok()) return n.status();
+    if (*n == 0) {
+      *eof = true;
+      return parser.Eof();
+    }
+    if (Status st = parser.Feed(std::string_view(buf_.data(), *n)); !st.ok()) {
+      return UnavailableError("bad HTTP response: " + st.message());
+    }
+    return OkStatus();
+  }
+
   // An idle connection is usable when nothing is readable on it (a server that closed it, or
   // sent anything unasked, makes it readable).
   bool IdleUsable() const {
@@ -213,6 +232,7 @@ class DirectTransport::Conn {
   SSL* ssl_ = nullptr;
   std::chrono::milliseconds timeout_;
   std::shared_ptr<const std::atomic<bool>> cancelled_;  // the transport's Cancel()
+  std::vector<char> buf_;                               // read buffer, allocated on first read
 };
 
 DirectTransport::DirectTransport(Options options)
@@ -325,18 +345,11 @@ StatusOr<HttpResponse> DirectTransport::Exchange(Conn& c, std::string_view reque
   *nothing_received = true;
   if (Status st = c.WriteAll(request); !st.ok()) return st;
   ResponseParser parser;
-  std::array<char, 16384> buf{};
   while (!parser.done()) {
-    StatusOr<size_t> n = c.Read(buf.data(), buf.size());
-    if (!n.ok()) return n.status();
-    if (*n == 0) {
-      if (Status st = parser.Eof(); !st.ok()) return st;
-      break;
-    }
+    bool eof = false;
+    if (Status st = c.FeedParser(parser, &eof); !st.ok()) return st;
+    if (eof) break;
     *nothing_received = false;
-    if (Status st = parser.Feed(std::string_view(buf.data(), *n)); !st.ok()) {
-      return UnavailableError("bad HTTP response: " + st.message());
-    }
   }
   return std::move(parser.response());
 }
@@ -379,22 +392,15 @@ DirectTransport::Stream::Stream(std::unique_ptr<Conn> conn) : conn_(std::move(co
 DirectTransport::Stream::~Stream() = default;
 
 StatusOr<std::string> DirectTransport::Stream::Read() {
-  std::array<char, 65536> buf{};
   for (;;) {
     if (closed_.load()) return std::string();
     std::string out;
     parser_.response().body.swap(out);
     if (!out.empty() || parser_.done()) return out;
-    StatusOr<size_t> n = conn_->Read(buf.data(), buf.size());
+    bool eof = false;
+    Status st = conn_->FeedParser(parser_, &eof);
     if (closed_.load()) return std::string();
-    if (!n.ok()) return n.status();
-    if (*n == 0) {
-      if (Status st = parser_.Eof(); !st.ok()) return st;
-      continue;
-    }
-    if (Status st = parser_.Feed(std::string_view(buf.data(), *n)); !st.ok()) {
-      return UnavailableError("bad HTTP response: " + st.message());
-    }
+    if (!st.ok()) return st;
   }
 }
 
@@ -414,17 +420,10 @@ StatusOr<std::unique_ptr<DirectTransport::Stream>> DirectTransport::OpenStream(
   (*dialled)->set_timeout(inactivity);
   std::unique_ptr<Stream> s(new Stream(std::move(*dialled)));
   if (Status st = s->conn_->WriteAll(request); !st.ok()) return st;
-  std::array<char, 16384> buf{};
   while (!s->parser_.head_done()) {
-    StatusOr<size_t> n = s->conn_->Read(buf.data(), buf.size());
-    if (!n.ok()) return n.status();
-    if (*n == 0) {
-      if (Status st = s->parser_.Eof(); !st.ok()) return st;
-      break;
-    }
-    if (Status st = s->parser_.Feed(std::string_view(buf.data(), *n)); !st.ok()) {
-      return UnavailableError("bad HTTP response: " + st.message());
-    }
+    bool eof = false;
+    if (Status st = s->conn_->FeedParser(s->parser_, &eof); !st.ok()) return st;
+    if (eof) break;
   }
   return s;
 }

@@ -405,6 +405,20 @@ class RestClientImpl final : public RestClient {
     });
   }
 
+  // The start of one direct attempt: the rate limiter's wait (timed) and the request's headers.
+  struct AttemptStart {
+    Clock::TimePoint waited_from, sent;
+    StatusOr<HeaderList> headers = HeaderList{};
+  };
+  AttemptStart Start() {
+    AttemptStart s;
+    s.waited_from = clock_.Now();
+    limiter_.Wait();
+    s.sent = clock_.Now();
+    s.headers = Headers();
+    return s;
+  }
+
   // Watch over the direct transport: same attempts, retries, errors and observations.
   StatusOr<std::unique_ptr<Watcher>> WatchDirect(const std::string& path,
                                                  std::chrono::milliseconds inactivity) {
@@ -412,15 +426,13 @@ class RestClientImpl final : public RestClient {
     return RunAttempts<std::unique_ptr<Watcher>>(
         what, true, [&]() -> Attempt<std::unique_ptr<Watcher>> {
           Attempt<std::unique_ptr<Watcher>> a;
-          auto waited_from = clock_.Now();
-          limiter_.Wait();
-          auto sent = clock_.Now();
-          StatusOr<HeaderList> headers = Headers();
-          if (!headers.ok()) {
-            a.Fail(headers.status());
+          AttemptStart start = Start();
+          if (!start.headers.ok()) {
+            a.Fail(start.headers.status());
             return a;
           }
-          auto stream = direct_->OpenStream(path, *headers, inactivity);
+          const Clock::TimePoint waited_from = start.waited_from, sent = start.sent;
+          auto stream = direct_->OpenStream(path, *start.headers, inactivity);
           if (!stream.ok()) {
             Observe("GET", 0, waited_from, sent);
             a.Fail(Status(stream.status().code(), what + ": " + stream.status().message()));
@@ -449,16 +461,15 @@ class RestClientImpl final : public RestClient {
   StatusOr<Response> DoDirect(const Request& r, const std::string& what) {
     return RunAttempts<Response>(what, r.idempotent, [&]() -> Attempt<Response> {
       Attempt<Response> a;
-      auto waited_from = clock_.Now();
-      limiter_.Wait();
-      auto sent = clock_.Now();
-      StatusOr<HeaderList> headers = Headers();
-      if (!headers.ok()) {
-        a.Fail(headers.status());
+      AttemptStart start = Start();
+      if (!start.headers.ok()) {
+        a.Fail(start.headers.status());
         return a;
       }
-      if (!r.content_type.empty()) headers->emplace_back("Content-Type", r.content_type);
-      StatusOr<HttpResponse> resp = direct_->RoundTrip(r.method, r.path_query, *headers, r.body);
+      const Clock::TimePoint waited_from = start.waited_from, sent = start.sent;
+      HeaderList& headers = *start.headers;
+      if (!r.content_type.empty()) headers.emplace_back("Content-Type", r.content_type);
+      StatusOr<HttpResponse> resp = direct_->RoundTrip(r.method, r.path_query, headers, r.body);
       if (!resp.ok()) {
         Observe(r.method, 0, waited_from, sent);
         a.Fail(Status(resp.status().code(), what + ": " + resp.status().message()));

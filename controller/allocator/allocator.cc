@@ -134,13 +134,7 @@ const PreparedDevice* Allocator::Impl::Prepared(int gid) {
   if (sh.entry) p = sh.entry->Get(s, dev, config_.selectors);
   if (p) return p;
   // The snapshot's entry belongs to another compiler: this allocator's own view.
-  const Device& d = s.devices[dev];
-  DeviceView v;
-  v.driver = s.driver;
-  v.attributes = &d.attributes;
-  v.capacity = &d.capacity;
-  v.allow_multiple_allocations = d.allow_multiple_allocations.value_or(false);
-  prepared_own_.push_back(config_.selectors->Prepare(v));
+  prepared_own_.push_back(config_.selectors->Prepare(ViewOf(s, dev)));
   p = prepared_own_.back().get();
   return p;
 }

@@ -4,6 +4,16 @@
 
 namespace draco::alloc {
 
+DeviceView ViewOf(const ResourceSlice& slice, size_t dev) {
+  const Device& d = slice.devices[dev];
+  DeviceView v;
+  v.driver = slice.driver;
+  v.attributes = &d.attributes;
+  v.capacity = &d.capacity;
+  v.allow_multiple_allocations = d.allow_multiple_allocations.value_or(false);
+  return v;
+}
+
 std::atomic<const PreparedDevice*>* PreparedSlice::Table(
     size_t num_devices, const std::shared_ptr<SelectorCompiler>& compiler) {
   std::atomic<const PreparedDevice*>* t = table_.load(std::memory_order_acquire);
@@ -27,13 +37,7 @@ const PreparedDevice* PreparedSlice::Get(const ResourceSlice& slice, size_t dev,
   if (!t) return nullptr;
   const PreparedDevice* p = t[dev].load(std::memory_order_acquire);
   if (p) return p;
-  const Device& d = slice.devices[dev];
-  DeviceView v;
-  v.driver = slice.driver;
-  v.attributes = &d.attributes;
-  v.capacity = &d.capacity;
-  v.allow_multiple_allocations = d.allow_multiple_allocations.value_or(false);
-  std::shared_ptr<const PreparedDevice> made = compiler->Prepare(v);
+  std::shared_ptr<const PreparedDevice> made = compiler->Prepare(ViewOf(slice, dev));
   std::lock_guard<std::mutex> lock(mu_);
   p = t[dev].load(std::memory_order_relaxed);
   if (p) return p;  // another allocator was quicker; `made` is dropped

@@ -17,6 +17,9 @@
 
 namespace draco::alloc {
 
+// The selector's view of device `dev` of `slice` (borrowed pointers into the slice).
+DeviceView ViewOf(const ResourceSlice& slice, size_t dev);
+
 // What allocators learned about the devices of one slice object. Thread-safe.
 class PreparedSlice {
  public:
