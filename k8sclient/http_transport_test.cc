@@ -111,6 +111,29 @@ TEST(DirectTransportTest, KeepsOneConnectionForSequentialRequests) {
   EXPECT_EQ(t->idle_connections(), 1u);
 }
 
+TEST(DirectTransportTest, ConcurrentCallersShareThePool) {
+  ScriptedServer server([&](int fd, int) {
+    std::string head;
+    while (ReadRequest(fd, &head)) Reply(fd, head.substr(4, head.find(' ', 4) - 4));
+  });
+  auto t = Transport(server.Url());
+  std::atomic<int> ok{0};
+  std::vector<std::thread> callers;
+  for (int c = 0; c < 6; ++c) {
+    callers.emplace_back([&, c] {
+      for (int i = 0; i < 20; ++i) {
+        const std::string target = "/c" + std::to_string(c) + "/" + std::to_string(i);
+        auto r = t->RoundTrip("GET", target, {}, "");
+        if (r.ok() && r->body == target) ++ok;
+      }
+    });
+  }
+  for (auto& th : callers) th.join();
+  EXPECT_EQ(ok.load(), 120);  // every caller got its own answer
+  EXPECT_LE(t->connections_opened(), 6u);
+  EXPECT_LE(t->idle_connections(), 6u);
+}
+
 TEST(DirectTransportTest, SendsThePrefixedTargetAndHeaders) {
   std::string seen;
   ScriptedServer server([&](int fd, int) {
