@@ -334,8 +334,9 @@ std::shared_ptr<const Snapshot> Snapshot::Build(
   for (const auto& r : taint_rules) rules.push_back(ToAllocTaintRule(r));
   auto d = BuildData(features, std::move(cls), std::move(ptrs), std::move(rules));
   d->converted = std::move(converted);
-  if (previous)
+  if (previous) {
     d->prepared = PreparedCache::Carry(previous->data().prepared.get(), d->slices.ptrs_);
+  }
   return std::make_shared<const Snapshot>(std::move(d));
 }
 
