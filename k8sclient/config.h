@@ -13,6 +13,7 @@
 #include <chrono>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -22,6 +23,8 @@
 #include "base/status.h"
 
 namespace draco::k8s {
+
+class ProtoSchema;  // proto_json.h
 
 // users[].user.exec: a client.authentication.k8s.io/v1 credential plugin.
 struct ExecConfig {
@@ -76,6 +79,9 @@ struct RestConfig {
   // Requests other than LISTs and watches go over the direct transport (http_transport.h: the
   // calling thread writes and reads a pooled keep-alive connection); false = all over cpprestsdk.
   bool direct_transport = true;
+  // Reads (GET, LIST, watch) of the group/versions this schema serves ask for protobuf and are
+  // transcoded to JSON text (proto_json.h); null: JSON only. Writes are JSON either way.
+  std::shared_ptr<const ProtoSchema> protobuf;
   // Transient failures (429/5xx with Retry-After, connection errors on reads) are retried up to
   // this many times.
   int max_retries = 10;

@@ -5,8 +5,12 @@
 
 namespace draco::k8s {
 
-DirectWatcher::DirectWatcher(std::unique_ptr<DirectTransport::Stream> stream)
-    : stream_(std::move(stream)) {}
+DirectWatcher::DirectWatcher(std::unique_ptr<DirectTransport::Stream> stream,
+                             std::shared_ptr<const ProtoSchema> proto,
+                             std::function<void(const Status&)> on_proto_error)
+    : stream_(std::move(stream)),
+      decoder_(std::move(proto)),
+      on_proto_error_(std::move(on_proto_error)) {}
 
 DirectWatcher::~DirectWatcher() { Stop(); }
 
@@ -26,6 +30,7 @@ StatusOr<std::optional<WatchEvent>> DirectWatcher::Next() {
     }
     if (Status s = decoder_.Feed(*bytes, pending_); !s.ok()) {
       eof_ = true;
+      if (decoder_.protobuf() && on_proto_error_) on_proto_error_(s);
       return s;
     }
   }

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -17,7 +18,11 @@ namespace draco::k8s {
 class DirectWatcher final : public Watcher {
  public:
   // `stream` answered 200 and its head was read.
-  explicit DirectWatcher(std::unique_ptr<DirectTransport::Stream> stream);
+  // With `proto`, the stream is protobuf frames (watch_decoder.h); `on_proto_error` hears a
+  // frame that could not be transcoded (before Next() returns that error).
+  explicit DirectWatcher(std::unique_ptr<DirectTransport::Stream> stream,
+                         std::shared_ptr<const ProtoSchema> proto = nullptr,
+                         std::function<void(const Status&)> on_proto_error = nullptr);
   ~DirectWatcher() override;
   DirectWatcher(const DirectWatcher&) = delete;
   DirectWatcher& operator=(const DirectWatcher&) = delete;
@@ -28,6 +33,7 @@ class DirectWatcher final : public Watcher {
  private:
   std::unique_ptr<DirectTransport::Stream> stream_;
   WatchDecoder decoder_;
+  std::function<void(const Status&)> on_proto_error_;
   std::deque<WatchEvent> pending_;
   bool eof_ = false;
   std::atomic<bool> stopped_{false};

@@ -166,4 +166,25 @@ void AppendListOptions(web::uri_builder& b, const ListOptions& o, bool watch) {
   }
 }
 
+std::string ApiVersionOf(const GroupVersionResource& gvr) {
+  return gvr.group.empty() ? gvr.version : gvr.group + "/" + gvr.version;
+}
+
+std::string ErrorBodyJson(const ProtoSchema* schema, bool protobuf, std::string body) {
+  if (!protobuf || schema == nullptr) return body;
+  auto json = ProtoObjectToJson(*schema, body);
+  return json.ok() ? std::move(json).value() : std::string("(a protobuf error body)");
+}
+
+std::string JoinAsHeaderLines(const std::string& name, const std::vector<std::string>& values) {
+  std::string out = values[0];
+  for (size_t i = 1; i < values.size(); ++i) {
+    out += "\r\n";
+    out += name;
+    out += ": ";
+    out += values[i];
+  }
+  return out;
+}
+
 }  // namespace draco::k8s::rest_internal

@@ -7,12 +7,14 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <cpprest/http_headers.h>
 #include <cpprest/uri_builder.h>
 #include <openssl/x509.h>
 
 #include "base/status.h"
+#include "k8sclient/proto_json.h"
 #include "k8sclient/rest_client.h"
 
 namespace draco::k8s::rest_internal {
@@ -34,5 +36,13 @@ std::optional<int> ParseRetryAfterValue(const std::string* value);
 std::string_view PatchContentType(PatchType t);
 // Appends the query parameters of `o` (and watch=true when `watch`) to `b`.
 void AppendListOptions(web::uri_builder& b, const ListOptions& o, bool watch);
+
+// "v1" for the core group, else "group/version".
+std::string ApiVersionOf(const GroupVersionResource& gvr);
+// An error response's body as JSON: a protobuf Status (`protobuf`) is transcoded with `schema`
+// (null: none); what cannot be transcoded becomes a placeholder the error decoder reports as is.
+std::string ErrorBodyJson(const ProtoSchema* schema, bool protobuf, std::string body);
+// `values` of header `name` as one value that cpprestsdk writes as one header line each.
+std::string JoinAsHeaderLines(const std::string& name, const std::vector<std::string>& values);
 
 }  // namespace draco::k8s::rest_internal

@@ -25,6 +25,7 @@
 #include "k8sclient/cpprest_watcher.h"
 #include "k8sclient/direct_watcher.h"
 #include "k8sclient/http_transport.h"
+#include "k8sclient/proto_json.h"
 #include "k8sclient/rest_client_helpers.h"
 #include "k8sclient/retry_policy.h"
 #include "k8sclient/tls_trust.h"
@@ -44,8 +45,11 @@ constexpr std::chrono::seconds kDefaultWatchInactivity{3600};
 // Slack on top of the server-side watch timeout before the client gives up on a silent stream.
 constexpr std::chrono::seconds kWatchTimeoutSlack{60};
 
+using rest_internal::ApiVersionOf;
 using rest_internal::AppendListOptions;
 using rest_internal::DeleteOptionsJson;
+using rest_internal::ErrorBodyJson;
+using rest_internal::JoinAsHeaderLines;
 using rest_internal::ParseRetryAfter;
 using rest_internal::ParseRetryAfterValue;
 using rest_internal::PatchContentType;
@@ -59,11 +63,13 @@ struct Request {
   std::string content_type;
   bool idempotent = false;
   bool bulk = false;  // a LIST: cpprestsdk, gzip-compressed (see MakeHttpConfig)
+  std::string_view accept = ProtoNegotiator::kAcceptJson;
 };
 
 struct Response {
   int code = 0;
   std::string body;
+  bool protobuf = false;  // Content-Type: Kubernetes protobuf
 };
 
 class RestClientImpl;
@@ -75,7 +81,8 @@ class RestClientImpl final : public RestClient {
         clock_(clock),
         trust_(std::move(trust)),
         limiter_(config_.qps, config_.burst, clock),
-        tokens_(TokenSourceFor(config_, clock)) {
+        tokens_(TokenSourceFor(config_, clock)),
+        proto_(std::make_shared<ProtoNegotiator>(config_.protobuf)) {
     http_ = std::make_unique<client::http_client>(config_.host, MakeHttpConfig(config_.timeout));
   }
 
@@ -97,7 +104,7 @@ class RestClientImpl final : public RestClient {
                             std::string_view name, const GetOptions& opts) override {
     web::uri_builder b(ResourcePath(gvr, ns, name));
     if (!opts.resource_version.empty()) b.append_query("resourceVersion", opts.resource_version);
-    return Body(Do({http::methods::GET, b.to_string(), "", "", true}));
+    return Read({http::methods::GET, b.to_string(), "", "", true}, gvr);
   }
 
   StatusOr<std::string> GetPath(std::string_view path) override {
@@ -108,7 +115,7 @@ class RestClientImpl final : public RestClient {
                             const ListOptions& opts) override {
     web::uri_builder b(ResourcePath(gvr, ns));
     AppendListOptions(b, opts, false);
-    auto body = Body(Do({http::methods::GET, b.to_string(), "", "", true, /*bulk=*/true}));
+    auto body = Read({http::methods::GET, b.to_string(), "", "", true, /*bulk=*/true}, gvr);
     if (!body.ok()) return body.status();
     return ParseObjectList(*body);
   }
@@ -122,7 +129,8 @@ class RestClientImpl final : public RestClient {
                           ? std::chrono::seconds(opts.timeout_seconds) + kWatchTimeoutSlack
                           : kDefaultWatchInactivity;
     if (direct_) {
-      return WatchDirect(path, std::chrono::duration_cast<std::chrono::milliseconds>(inactivity));
+      return WatchDirect(path, std::chrono::duration_cast<std::chrono::milliseconds>(inactivity),
+                         ApiVersionOf(gvr));
     }
     std::unique_ptr<client::http_client> http;
     try {
@@ -268,8 +276,8 @@ class RestClientImpl final : public RestClient {
 
   // Every request's headers: Accept, User-Agent, credentials, impersonation (one entry per
   // group or extra value; repeated names are adjacent).
-  StatusOr<HeaderList> Headers() {
-    HeaderList h{{"Accept", "application/json"}, {"User-Agent", config_.user_agent}};
+  StatusOr<HeaderList> Headers(std::string_view accept = ProtoNegotiator::kAcceptJson) {
+    HeaderList h{{"Accept", std::string(accept)}, {"User-Agent", config_.user_agent}};
     if (tokens_ != nullptr) {
       auto tok = tokens_->Token();
       if (!tok.ok()) return tok.status();
@@ -293,8 +301,9 @@ class RestClientImpl final : public RestClient {
     return h;
   }
 
-  Status AddHeaders(http::http_request& req) {
-    DRACO_ASSIGN_OR_RETURN(HeaderList list, Headers());
+  Status AddHeaders(http::http_request& req,
+                    std::string_view accept = ProtoNegotiator::kAcceptJson) {
+    DRACO_ASSIGN_OR_RETURN(HeaderList list, Headers(accept));
     auto& h = req.headers();
     // The API server wants one header line per group/extra value, but cpprestsdk's header map
     // joins repeated names into one "a, b" line. Its Asio client writes "name: value\r\n"
@@ -310,18 +319,6 @@ class RestClientImpl final : public RestClient {
       i = j;
     }
     return OkStatus();
-  }
-
-  static std::string JoinAsHeaderLines(const std::string& name,
-                                       const std::vector<std::string>& values) {
-    std::string out = values[0];
-    for (size_t i = 1; i < values.size(); ++i) {
-      out += "\r\n";
-      out += name;
-      out += ": ";
-      out += values[i];
-    }
-    return out;
   }
 
   // One attempt of a request: a value, an HTTP error (code and decoded error), or a failure below
@@ -381,7 +378,7 @@ class RestClientImpl final : public RestClient {
       try {
         http::http_request req(r.method);
         req.set_request_uri(r.path_query);
-        if (Status st = AddHeaders(req); !st.ok()) {
+        if (Status st = AddHeaders(req, r.accept); !st.ok()) {
           a.Fail(st);
           return a;
         }
@@ -389,14 +386,22 @@ class RestClientImpl final : public RestClient {
         http::http_response resp = http_->request(req, cancel_.get_token()).get();
         Response out;
         out.code = resp.status_code();
-        out.body = resp.extract_utf8string(true).get();
+        out.protobuf = IsProtobufContentType(resp.headers().content_type());
+        if (out.protobuf) {
+          std::vector<unsigned char> bytes = resp.extract_vector().get();
+          out.body.assign(bytes.begin(), bytes.end());
+        } else {
+          out.body = resp.extract_utf8string(true).get();
+        }
         a.code = out.code;
         Observe(r.method, a.code, waited_from, sent);
         if (out.code >= 200 && out.code < 300) {
           a.value = std::move(out);
           return a;
         }
-        a.error = DecodeApiError(out.code, out.body, ParseRetryAfter(resp.headers()));
+        a.error = DecodeApiError(
+            out.code, ErrorBodyJson(proto_->schema().get(), out.protobuf, std::move(out.body)),
+            ParseRetryAfter(resp.headers()));
       } catch (...) {
         if (a.code == 0) Observe(r.method, 0, waited_from, sent);
         a.Fail(StatusFromCurrentException(what));
@@ -410,23 +415,25 @@ class RestClientImpl final : public RestClient {
     Clock::TimePoint waited_from, sent;
     StatusOr<HeaderList> headers = HeaderList{};
   };
-  AttemptStart Start() {
+  AttemptStart Start(std::string_view accept = ProtoNegotiator::kAcceptJson) {
     AttemptStart s;
     s.waited_from = clock_.Now();
     limiter_.Wait();
     s.sent = clock_.Now();
-    s.headers = Headers();
+    s.headers = Headers(accept);
     return s;
   }
 
   // Watch over the direct transport: same attempts, retries, errors and observations.
   StatusOr<std::unique_ptr<Watcher>> WatchDirect(const std::string& path,
-                                                 std::chrono::milliseconds inactivity) {
+                                                 std::chrono::milliseconds inactivity,
+                                                 const std::string& api_version) {
     const std::string what = "watch " + path;
     return RunAttempts<std::unique_ptr<Watcher>>(
         what, true, [&]() -> Attempt<std::unique_ptr<Watcher>> {
           Attempt<std::unique_ptr<Watcher>> a;
-          AttemptStart start = Start();
+          AttemptStart start = Start(proto_->Wants(api_version) ? ProtoNegotiator::kAcceptProtobuf
+                                                                : ProtoNegotiator::kAcceptJson);
           if (!start.headers.ok()) {
             a.Fail(start.headers.status());
             return a;
@@ -440,8 +447,15 @@ class RestClientImpl final : public RestClient {
           }
           a.code = (*stream)->head().code;
           Observe("GET", a.code, waited_from, sent);
+          const std::string* ct = (*stream)->head().Header("content-type");
+          const bool protobuf = ct != nullptr && IsProtobufContentType(*ct);
           if (a.code == 200) {
-            a.value = std::make_unique<DirectWatcher>(std::move(*stream));
+            a.value = protobuf ? std::make_unique<DirectWatcher>(
+                                     std::move(*stream), proto_->schema(),
+                                     [proto = proto_, api_version](const Status& s) {
+                                       proto->Refuse(api_version, s);
+                                     })
+                               : std::make_unique<DirectWatcher>(std::move(*stream));
             return a;
           }
           std::optional<int> retry_after =
@@ -452,7 +466,9 @@ class RestClientImpl final : public RestClient {
             if (!part.ok() || part->empty()) break;
             body += *part;
           }
-          a.error = DecodeApiError(a.code, body, retry_after);
+          a.error = DecodeApiError(a.code,
+                                   ErrorBodyJson(proto_->schema().get(), protobuf, std::move(body)),
+                                   retry_after);
           return a;
         });
   }
@@ -461,7 +477,7 @@ class RestClientImpl final : public RestClient {
   StatusOr<Response> DoDirect(const Request& r, const std::string& what) {
     return RunAttempts<Response>(what, r.idempotent, [&]() -> Attempt<Response> {
       Attempt<Response> a;
-      AttemptStart start = Start();
+      AttemptStart start = Start(r.accept);
       if (!start.headers.ok()) {
         a.Fail(start.headers.status());
         return a;
@@ -477,12 +493,15 @@ class RestClientImpl final : public RestClient {
       }
       a.code = resp->code;
       Observe(r.method, a.code, waited_from, sent);
+      const std::string* ct = resp->Header("content-type");
+      const bool protobuf = ct != nullptr && IsProtobufContentType(*ct);
       if (a.code >= 200 && a.code < 300) {
-        a.value = Response{a.code, std::move(resp->body)};
+        a.value = Response{a.code, std::move(resp->body), protobuf};
         return a;
       }
-      a.error =
-          DecodeApiError(a.code, resp->body, ParseRetryAfterValue(resp->Header("retry-after")));
+      a.error = DecodeApiError(
+          a.code, ErrorBodyJson(proto_->schema().get(), protobuf, std::move(resp->body)),
+          ParseRetryAfterValue(resp->Header("retry-after")));
       return a;
     });
   }
@@ -503,6 +522,22 @@ class RestClientImpl final : public RestClient {
     return std::move(r->body);
   }
 
+  // A read of `gvr`: in protobuf when the schema serves it, transcoded to JSON text; a response
+  // the schema does not cover turns the group/version to JSON and the read is made again.
+  StatusOr<std::string> Read(Request r, const GroupVersionResource& gvr) {
+    const std::string api_version = ApiVersionOf(gvr);
+    if (!proto_->Wants(api_version)) return Body(Do(r));
+    r.accept = ProtoNegotiator::kAcceptProtobuf;
+    StatusOr<Response> resp = Do(r);
+    if (!resp.ok()) return resp.status();
+    if (!resp->protobuf) return std::move(resp->body);
+    auto json = ProtoObjectToJson(*proto_->schema(), resp->body);
+    if (json.ok()) return json;
+    proto_->Refuse(api_version, json.status());
+    r.accept = ProtoNegotiator::kAcceptJson;
+    return Body(Do(r));
+  }
+
   const RestConfig config_;
   Clock& clock_;
   const X509StorePtr trust_;
@@ -510,6 +545,8 @@ class RestClientImpl final : public RestClient {
   std::unique_ptr<TokenSource> tokens_;
   std::unique_ptr<client::http_client> http_;
   std::unique_ptr<DirectTransport> direct_;  // null: every request over cpprestsdk
+  // Shared with protobuf watchers, which may outlive this client.
+  std::shared_ptr<ProtoNegotiator> proto_;
   std::mutex sleep_mu_;
   std::condition_variable sleep_cv_;
   std::atomic<bool> cancelled_{false};

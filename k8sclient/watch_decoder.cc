@@ -68,7 +68,62 @@ StatusOr<WatchEvent> WatchDecoder::DecodeLine(std::string_view line) {
   return ev;
 }
 
+StatusOr<WatchEvent> WatchDecoder::DecodeFrame(const ProtoSchema& schema, std::string_view frame) {
+  auto pe = ProtoWatchEventToJson(schema, frame);
+  if (!pe.ok()) return pe.status();
+  WatchEvent ev;
+  const std::string& type = pe->type;
+  if (type == "ADDED") {
+    ev.type = WatchEvent::Type::kAdded;
+  } else if (type == "MODIFIED") {
+    ev.type = WatchEvent::Type::kModified;
+  } else if (type == "DELETED") {
+    ev.type = WatchEvent::Type::kDeleted;
+  } else if (type == "BOOKMARK") {
+    ev.type = WatchEvent::Type::kBookmark;
+  } else if (type == "ERROR") {
+    ev.type = WatchEvent::Type::kError;
+    ev.error = DecodeApiErrorObject(pe->object_json).ToStatus();
+    return ev;
+  } else {
+    return DataLossError("unknown watch event type " + type);
+  }
+  auto obj = Object::Parse(std::move(pe->object_json));
+  if (!obj.ok()) return obj.status();
+  ev.object = std::move(obj).value();
+  return ev;
+}
+
+Status WatchDecoder::FeedFrames(std::string_view bytes, std::deque<WatchEvent>& out) {
+  buf_.append(bytes);
+  size_t pos = 0;
+  Status result = OkStatus();
+  while (buf_.size() - pos >= 4) {
+    const auto* p = reinterpret_cast<const unsigned char*>(buf_.data() + pos);
+    const size_t len = (size_t{p[0]} << 24) | (size_t{p[1]} << 16) | (size_t{p[2]} << 8) | p[3];
+    if (len > kMaxLineBytes) {
+      result = DataLossError("watch frame too long");
+      break;
+    }
+    if (buf_.size() - pos - 4 < len) break;
+    auto ev = DecodeFrame(*proto_, std::string_view(buf_).substr(pos + 4, len));
+    pos += 4 + len;
+    if (!ev.ok()) {
+      result = ev.status();
+      break;
+    }
+    out.push_back(std::move(ev).value());
+  }
+  if (!result.ok()) {
+    buf_.clear();
+    return result;
+  }
+  buf_.erase(0, pos);
+  return OkStatus();
+}
+
 Status WatchDecoder::Feed(std::string_view bytes, std::deque<WatchEvent>& out) {
+  if (proto_) return FeedFrames(bytes, out);
   size_t start = 0;
   while (start < bytes.size()) {
     size_t nl = bytes.find('\n', start);
@@ -100,6 +155,11 @@ Status WatchDecoder::Feed(std::string_view bytes, std::deque<WatchEvent>& out) {
 }
 
 Status WatchDecoder::Finish(std::deque<WatchEvent>& out) {
+  if (proto_) {
+    const bool partial = !buf_.empty();
+    buf_.clear();
+    return partial ? DataLossError("watch stream ended inside a frame") : OkStatus();
+  }
   std::string_view line = buf_;
   while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back()))) {
     line.remove_suffix(1);

@@ -35,6 +35,7 @@
 #include "controller/reconcilers/worker.h"
 #include "controller/run/leadership.h"
 #include "controller/run/manager.h"
+#include "controller/run/proto_schema.h"
 #include "controller/run/runnables.h"
 #include "controller/run/server_profile.h"
 #include "controller/run/term.h"
@@ -170,6 +171,7 @@ StatusOr<Clients> BuildClients(const Flags& flags, Clock& clock) {
   };
   out.config.qps = flags.kube_api_qps;
   out.config.direct_transport = flags.direct_transport;
+  if (flags.protobuf) out.config.protobuf = KubeProtoSchema();
   out.config.burst = flags.kube_api_burst;
   // The replica's identity (Lease holder, Event reportingInstance) is also in the User-Agent, so
   // an API server's audit log tells the replicas' requests apart.
@@ -259,6 +261,11 @@ Status SetFlag(Flags& f, const std::string& name, const std::string& v, const st
       return InvalidArgumentError("--http-transport must be direct or cpprestsdk");
     }
     f.direct_transport = v == "direct";
+  } else if (name == "api-encoding") {
+    if (v != "protobuf" && v != "json") {
+      return InvalidArgumentError("--api-encoding must be protobuf or json");
+    }
+    f.protobuf = v == "protobuf";
   } else if (name == "http-threads") {
     auto n = ParseNumber<int>(v);
     if (!n.ok() || *n <= 0 || *n > 256) {
@@ -373,9 +380,11 @@ std::string FlagUsage() {
        std::to_string(d.workers) + ")\n";
   u += "  --http-threads N                   HTTP transport I/O threads (default " +
        std::to_string(d.http_threads) + ")\n";
-  u += "  --http-transport direct|cpprestsdk requests on the calling thread (direct, default) or\n"
-       "                                     all through cpprestsdk; watches and LISTs always\n"
+  u += "  --http-transport direct|cpprestsdk requests and watches on the calling thread (direct,\n"
+       "                                     default) or all through cpprestsdk; LISTs always\n"
        "                                     use cpprestsdk\n";
+  u += "  --api-encoding protobuf|json       read built-in kinds as protobuf (default; JSON for a\n"
+       "                                     kind whose protobuf is not understood) or as JSON\n";
   u += "  --allocate BOOL                    allocate claims (default true; false = lifecycle "
        "only)\n";
   u += "  --pin-allocated-node BOOL          when an allocation is node-local, release the pod\n"

@@ -79,6 +79,8 @@ struct Flags {
   bool groups = true;
   // --http-transport direct|cpprestsdk: RestConfig::direct_transport.
   bool direct_transport = true;
+  // --api-encoding protobuf|json: RestConfig::protobuf set to KubeProtoSchema() or not.
+  bool protobuf = true;
   bool help = false;  // --help / -h: print FlagUsage() and exit 0
 };
 

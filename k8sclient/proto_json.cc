@@ -1,0 +1,488 @@
+// Protobuf -> JSON transcoding (proto_json.h).
+#include "k8sclient/proto_json.h"
+
+#include <algorithm>
+#include <cstring>
+#include <ctime>
+
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+namespace draco::k8s {
+namespace {
+
+using Field = ProtoSchema::Field;
+using Message = ProtoSchema::Message;
+using Type = ProtoSchema::Type;
+using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
+
+constexpr std::string_view kMagic("k8s\0", 4);
+constexpr int kMaxDepth = 64;
+
+Status Bad(std::string m) { return {StatusCode::kDataLoss, "protobuf: " + std::move(m)}; }
+
+// One field occurrence on the wire.
+struct Item {
+  uint32_t number = 0;
+  uint32_t wire = 0;
+  uint64_t value = 0;     // varint, fixed64 or fixed32
+  std::string_view data;  // length-delimited
+};
+
+class Reader {
+ public:
+  explicit Reader(std::string_view in) : in_(in) {}
+  bool done() const { return pos_ >= in_.size(); }
+
+  bool Varint(uint64_t& v) {
+    v = 0;
+    for (int shift = 0; shift < 64 && pos_ < in_.size(); shift += 7) {
+      auto b = static_cast<uint8_t>(in_[pos_++]);
+      v |= static_cast<uint64_t>(b & 0x7f) << shift;
+      if ((b & 0x80) == 0) return true;
+    }
+    return false;
+  }
+
+  Status Next(Item& item) {
+    uint64_t tag = 0;
+    if (!Varint(tag)) return Bad("truncated tag");
+    item.number = static_cast<uint32_t>(tag >> 3);
+    item.wire = static_cast<uint32_t>(tag & 7);
+    if (item.number == 0 || (tag >> 3) > 0x1fffffff) return Bad("bad field number");
+    switch (item.wire) {
+      case 0:
+        if (!Varint(item.value)) return Bad("truncated varint");
+        return OkStatus();
+      case 1:
+      case 5: {
+        size_t n = item.wire == 1 ? 8 : 4;
+        if (in_.size() - pos_ < n) return Bad("truncated fixed value");
+        item.value = 0;
+        for (size_t i = 0; i < n; ++i) {
+          item.value |= static_cast<uint64_t>(static_cast<uint8_t>(in_[pos_ + i])) << (8 * i);
+        }
+        pos_ += n;
+        return OkStatus();
+      }
+      case 2: {
+        uint64_t len = 0;
+        if (!Varint(len)) return Bad("truncated length");
+        if (len > in_.size() - pos_) return Bad("length past the end");
+        item.data = in_.substr(pos_, len);
+        pos_ += len;
+        return OkStatus();
+      }
+      default:
+        return Bad("unsupported wire type " + std::to_string(item.wire));
+    }
+  }
+
+ private:
+  std::string_view in_;
+  size_t pos_ = 0;
+};
+
+// Reads every item of a message.
+Status Scan(std::string_view data, std::vector<Item>& items) {
+  Reader r(data);
+  while (!r.done()) {
+    Item it;
+    if (auto s = r.Next(it); !s.ok()) return s;
+    items.push_back(it);
+  }
+  return OkStatus();
+}
+
+bool IsVarintType(Type t) { return t == Type::kBool || t == Type::kInt || t == Type::kUint; }
+
+std::string FormatTime(int64_t seconds, int64_t micros, bool micro) {
+  // Range of years 0..9999, as Go's RFC 3339 formatting (and the API server) allows.
+  if (seconds < -62135596800LL || seconds > 253402300799LL) return {};
+  std::time_t t = static_cast<std::time_t>(seconds);
+  std::tm tm{};
+  if (gmtime_r(&t, &tm) == nullptr) return {};
+  char buf[40];
+  size_t n = std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
+  if (n == 0) return {};
+  std::string out(buf, n);
+  if (micro) {
+    char frac[16];
+    std::snprintf(frac, sizeof(frac), ".%06lld", static_cast<long long>(micros));
+    out += frac;
+  }
+  out += 'Z';
+  return out;
+}
+
+class Transcoder {
+ public:
+  explicit Transcoder(Writer& w) : w_(w) {}
+
+  // Writes the members of `msg` (read from `data`) into the object being written.
+  Status Members(const Message& msg, std::string_view data, int depth) {
+    if (depth > kMaxDepth) return Bad("nesting too deep");
+    std::vector<Item> items;
+    if (auto s = Scan(data, items); !s.ok()) return s;
+    // Items of one field together, fields in Go struct order (JSON key order); the wire order of
+    // a repeated field's items is kept (stable sort).
+    std::vector<std::pair<const Field*, const Item*>> order;
+    order.reserve(items.size());
+    for (const auto& it : items) {
+      const Field* f = msg.Find(it.number);
+      if (f == nullptr) {
+        return Bad("field " + std::to_string(it.number) + " of " + msg.name +
+                   " is not in the schema");
+      }
+      order.emplace_back(f, &it);
+    }
+    std::stable_sort(order.begin(), order.end(),
+                     [](const auto& a, const auto& b) { return a.first->order < b.first->order; });
+    for (size_t i = 0; i < order.size();) {
+      size_t j = i + 1;
+      while (j < order.size() && order[j].first == order[i].first) ++j;
+      if (auto s = FieldValue(*order[i].first, order, i, j, depth); !s.ok()) return s;
+      i = j;
+    }
+    return OkStatus();
+  }
+
+ private:
+  using Group = std::vector<std::pair<const Field*, const Item*>>;
+
+  Status FieldValue(const Field& f, const Group& g, size_t from, size_t to, int depth) {
+    if (f.inline_fields) {
+      // Go encodes the embedded struct once; merge every occurrence like protobuf would.
+      for (size_t i = from; i < to; ++i) {
+        if (g[i].second->wire != 2) return Bad("inline " + f.json + ": wrong wire type");
+        if (auto s = Members(*f.message, g[i].second->data, depth + 1); !s.ok()) return s;
+      }
+      return OkStatus();
+    }
+    if (f.map) {
+      w_.Key(f.json.data(), static_cast<rapidjson::SizeType>(f.json.size()));
+      w_.StartObject();
+      for (size_t i = from; i < to; ++i) {
+        if (g[i].second->wire != 2) return Bad("map " + f.json + ": wrong wire type");
+        if (auto s = MapEntry(f, g[i].second->data, depth); !s.ok()) return s;
+      }
+      w_.EndObject();
+      return OkStatus();
+    }
+    if (f.repeated) {
+      // Expand packed scalars first, then decide; an empty list is omitted (Go: omitempty).
+      std::vector<Item> values;
+      for (size_t i = from; i < to; ++i) {
+        const Item& it = *g[i].second;
+        if (IsVarintType(f.type) && it.wire == 2) {
+          Reader r(it.data);
+          while (!r.done()) {
+            Item v;
+            v.wire = 0;
+            if (!r.Varint(v.value)) return Bad("packed " + f.json + ": truncated");
+            values.push_back(v);
+          }
+        } else {
+          values.push_back(it);
+        }
+      }
+      w_.Key(f.json.data(), static_cast<rapidjson::SizeType>(f.json.size()));
+      w_.StartArray();
+      for (const auto& v : values) {
+        if (auto s = Value(f, v, depth); !s.ok()) return s;
+      }
+      w_.EndArray();
+      return OkStatus();
+    }
+    const Item& it = *g[to - 1].second;  // a repeated singular field: the last one wins
+    if (!f.pointer && Omitted(f, it)) return OkStatus();
+    w_.Key(f.json.data(), static_cast<rapidjson::SizeType>(f.json.size()));
+    return Value(f, it, depth);
+  }
+
+  // encoding/json's omitempty (zero scalars) and omitzero (zero Time) for a non-pointer field.
+  static bool Omitted(const Field& f, const Item& it) {
+    if (f.omitzero && (f.type == Type::kTime || f.type == Type::kMicroTime) && it.data.empty()) {
+      return true;
+    }
+    if (!f.omitempty) return false;
+    switch (f.type) {
+      case Type::kString:
+      case Type::kBytes:
+        return it.wire == 2 && it.data.empty();
+      case Type::kBool:
+      case Type::kInt:
+      case Type::kUint:
+      case Type::kDouble:
+        return it.wire != 2 && it.value == 0;
+      default:
+        return false;  // structs are never omitted by omitempty
+    }
+  }
+
+  Status MapEntry(const Field& f, std::string_view data, int depth) {
+    std::vector<Item> items;
+    if (auto s = Scan(data, items); !s.ok()) return s;
+    std::string_view key;
+    const Item* value = nullptr;
+    for (const auto& it : items) {
+      if (it.number == 1 && it.wire == 2) {
+        key = it.data;
+      } else if (it.number == 2) {
+        value = &it;
+      } else {
+        return Bad("map " + f.json + ": unexpected entry field");
+      }
+    }
+    w_.Key(key.data(), static_cast<rapidjson::SizeType>(key.size()), true);
+    if (value == nullptr) {
+      // Absent value: the zero value of its type.
+      Item zero;
+      zero.wire = IsVarintType(f.type) ? 0 : 2;
+      return Value(f, zero, depth);
+    }
+    return Value(f, *value, depth);
+  }
+
+  Status Value(const Field& f, const Item& it, int depth) {
+    const bool varint = it.wire == 0;
+    const bool bytes = it.wire == 2;
+    switch (f.type) {
+      case Type::kString:
+        if (!bytes) break;
+        w_.String(it.data.data(), static_cast<rapidjson::SizeType>(it.data.size()), true);
+        return OkStatus();
+      case Type::kBool:
+        if (!varint) break;
+        w_.Bool(it.value != 0);
+        return OkStatus();
+      case Type::kInt:
+        if (!varint) break;
+        w_.Int64(static_cast<int64_t>(it.value));
+        return OkStatus();
+      case Type::kUint:
+        if (!varint) break;
+        w_.Uint64(it.value);
+        return OkStatus();
+      case Type::kDouble: {
+        if (it.wire != 1) break;
+        double d = 0;
+        std::memcpy(&d, &it.value, sizeof(d));
+        w_.Double(d);
+        return OkStatus();
+      }
+      case Type::kBytes:
+        if (!bytes) break;
+        return Base64(it.data);
+      case Type::kTime:
+      case Type::kMicroTime:
+        if (!bytes) break;
+        return Time(f, it.data);
+      case Type::kQuantity:
+        if (!bytes) break;
+        return Quantity(it.data);
+      case Type::kIntOrString:
+        if (!bytes) break;
+        return IntOrString(it.data);
+      case Type::kRaw:
+        if (!bytes) break;
+        return Raw(it.data);
+      case Type::kMessage:
+        if (!bytes) break;
+        w_.StartObject();
+        if (auto s = Members(*f.message, it.data, depth + 1); !s.ok()) return s;
+        w_.EndObject();
+        return OkStatus();
+    }
+    return Bad(f.json + ": wire type " + std::to_string(it.wire) + " does not fit its type");
+  }
+
+  Status Time(const Field& f, std::string_view data) {
+    if (data.empty()) {
+      w_.Null();  // the zero time (metav1.Time marshals it as no bytes; JSON says null)
+      return OkStatus();
+    }
+    std::vector<Item> items;
+    if (auto s = Scan(data, items); !s.ok()) return s;
+    int64_t seconds = 0;
+    int64_t nanos = 0;
+    for (const auto& it : items) {
+      if (it.wire != 0) return Bad(f.json + ": bad timestamp");
+      if (it.number == 1) seconds = static_cast<int64_t>(it.value);
+      if (it.number == 2) nanos = static_cast<int32_t>(it.value);
+    }
+    if (nanos < 0 || nanos > 999999999) return Bad(f.json + ": bad nanoseconds");
+    std::string s = FormatTime(seconds, nanos / 1000, f.type == Type::kMicroTime);
+    if (s.empty()) return Bad(f.json + ": time out of range");
+    w_.String(s.data(), static_cast<rapidjson::SizeType>(s.size()), true);
+    return OkStatus();
+  }
+
+  Status Quantity(std::string_view data) {
+    std::vector<Item> items;
+    if (auto s = Scan(data, items); !s.ok()) return s;
+    std::string_view text = "0";
+    for (const auto& it : items) {
+      if (it.number != 1 || it.wire != 2) return Bad("bad quantity");
+      text = it.data;
+    }
+    w_.String(text.data(), static_cast<rapidjson::SizeType>(text.size()), true);
+    return OkStatus();
+  }
+
+  Status IntOrString(std::string_view data) {
+    std::vector<Item> items;
+    if (auto s = Scan(data, items); !s.ok()) return s;
+    uint64_t type = 0;
+    int64_t int_val = 0;
+    std::string_view str_val;
+    for (const auto& it : items) {
+      if (it.number == 1 && it.wire == 0) {
+        type = it.value;
+      } else if (it.number == 2 && it.wire == 0) {
+        int_val = static_cast<int32_t>(it.value);
+      } else if (it.number == 3 && it.wire == 2) {
+        str_val = it.data;
+      } else {
+        return Bad("bad int-or-string");
+      }
+    }
+    if (type == 0) {
+      w_.Int64(int_val);
+    } else {
+      w_.String(str_val.data(), static_cast<rapidjson::SizeType>(str_val.size()), true);
+    }
+    return OkStatus();
+  }
+
+  Status Raw(std::string_view data) {
+    std::vector<Item> items;
+    if (auto s = Scan(data, items); !s.ok()) return s;
+    std::string_view raw;
+    for (const auto& it : items) {
+      if (it.number != 1 || it.wire != 2) return Bad("bad raw extension");
+      raw = it.data;
+    }
+    if (raw.empty()) {
+      w_.Null();
+      return OkStatus();
+    }
+    // The bytes must be JSON (an object written with JSON); protobuf inside is not transcoded.
+    size_t i = raw.find_first_not_of(" \t\r\n");
+    if (i == std::string_view::npos || raw.starts_with(kMagic))
+      return Bad("raw extension is not JSON");
+    w_.RawValue(raw.data(), raw.size(),
+                raw[i] == '{' ? rapidjson::kObjectType : rapidjson::kStringType);
+    return OkStatus();
+  }
+
+  Status Base64(std::string_view data) {
+    static constexpr char kAlphabet[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    std::string out;
+    out.reserve((data.size() + 2) / 3 * 4);
+    size_t i = 0;
+    for (; i + 2 < data.size(); i += 3) {
+      uint32_t v = (static_cast<uint8_t>(data[i]) << 16) |
+                   (static_cast<uint8_t>(data[i + 1]) << 8) | static_cast<uint8_t>(data[i + 2]);
+      out += kAlphabet[(v >> 18) & 63];
+      out += kAlphabet[(v >> 12) & 63];
+      out += kAlphabet[(v >> 6) & 63];
+      out += kAlphabet[v & 63];
+    }
+    if (i < data.size()) {
+      uint32_t v = static_cast<uint8_t>(data[i]) << 16;
+      if (i + 1 < data.size()) v |= static_cast<uint8_t>(data[i + 1]) << 8;
+      out += kAlphabet[(v >> 18) & 63];
+      out += kAlphabet[(v >> 12) & 63];
+      out += i + 1 < data.size() ? kAlphabet[(v >> 6) & 63] : '=';
+      out += '=';
+    }
+    w_.String(out.data(), static_cast<rapidjson::SizeType>(out.size()), true);
+    return OkStatus();
+  }
+
+  Writer& w_;
+};
+
+struct Envelope {
+  std::string_view api_version;
+  std::string_view kind;
+  std::string_view raw;
+};
+
+StatusOr<Envelope> ReadEnvelope(std::string_view encoded) {
+  if (!encoded.starts_with(kMagic)) return Bad("missing the k8s envelope prefix");
+  std::vector<Item> items;
+  if (auto s = Scan(encoded.substr(kMagic.size()), items); !s.ok()) return s;
+  Envelope env;
+  for (const auto& it : items) {
+    if (it.wire != 2) return Bad("bad envelope");
+    if (it.number == 1) {
+      std::vector<Item> tm;
+      if (auto s = Scan(it.data, tm); !s.ok()) return s;
+      for (const auto& t : tm) {
+        if (t.wire != 2) return Bad("bad envelope type meta");
+        if (t.number == 1) env.api_version = t.data;
+        if (t.number == 2) env.kind = t.data;
+      }
+    } else if (it.number == 2) {
+      env.raw = it.data;
+    } else if (it.number == 3 && !it.data.empty()) {
+      return Bad("content encoding " + std::string(it.data) + " is not supported");
+    }
+  }
+  if (env.kind.empty()) return Bad("envelope without kind");
+  return env;
+}
+
+}  // namespace
+
+StatusOr<std::string> ProtoObjectToJson(const ProtoSchema& schema, std::string_view encoded) {
+  auto env = ReadEnvelope(encoded);
+  if (!env.ok()) return env.status();
+  const Message* msg = schema.FindKind(env->api_version, env->kind);
+  if (msg == nullptr) {
+    return Bad("kind " + std::string(env->api_version) + " " + std::string(env->kind) +
+               " is not in the schema");
+  }
+  rapidjson::StringBuffer sb;
+  sb.Reserve(env->raw.size() * 2 + 64);
+  Writer w(sb);
+  w.StartObject();
+  w.Key("kind");
+  w.String(env->kind.data(), static_cast<rapidjson::SizeType>(env->kind.size()), true);
+  w.Key("apiVersion");
+  w.String(env->api_version.data(), static_cast<rapidjson::SizeType>(env->api_version.size()),
+           true);
+  Transcoder t(w);
+  if (auto s = t.Members(*msg, env->raw, 0); !s.ok()) return s;
+  w.EndObject();
+  return std::string(sb.GetString(), sb.GetSize());
+}
+
+StatusOr<ProtoWatchEvent> ProtoWatchEventToJson(const ProtoSchema& schema, std::string_view frame) {
+  std::vector<Item> items;
+  if (auto s = Scan(frame, items); !s.ok()) return s;
+  ProtoWatchEvent ev;
+  std::string_view object;
+  for (const auto& it : items) {
+    if (it.wire != 2) return Bad("bad watch event");
+    if (it.number == 1) {
+      ev.type = std::string(it.data);
+    } else if (it.number == 2) {
+      std::vector<Item> raw;
+      if (auto s = Scan(it.data, raw); !s.ok()) return s;
+      for (const auto& r : raw) {
+        if (r.number == 1 && r.wire == 2) object = r.data;
+      }
+    }
+  }
+  if (ev.type.empty()) return Bad("watch event without type");
+  auto json = ProtoObjectToJson(schema, object);
+  if (!json.ok()) return json.status();
+  ev.object_json = std::move(json).value();
+  return ev;
+}
+
+}  // namespace draco::k8s
