@@ -96,6 +96,7 @@ struct RestConfig {
     int code = 0;                     // HTTP status; 0 when no response arrived (transport error)
     double latency_seconds = 0;       // request sent -> response headers and body read
     double rate_limiter_seconds = 0;  // time spent waiting for the client-side rate limiter
+    bool protobuf = false;            // the response was Kubernetes protobuf (see `protobuf`)
   };
   std::function<void(const RequestEvent&)> observer;
 };

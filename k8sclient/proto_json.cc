@@ -5,6 +5,8 @@
 #include <cstring>
 #include <ctime>
 
+#include <rapidjson/memorystream.h>
+#include <rapidjson/reader.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
@@ -367,10 +369,15 @@ class Transcoder {
       w_.Null();
       return OkStatus();
     }
-    // The bytes must be JSON (an object written with JSON); protobuf inside is not transcoded.
-    size_t i = raw.find_first_not_of(" \t\r\n");
-    if (i == std::string_view::npos || raw.starts_with(kMagic))
+    // The bytes must be one JSON value (protobuf inside is not transcoded): checked with a SAX
+    // pass, so that the text around them stays what it claims to be.
+    rapidjson::Reader reader;
+    rapidjson::MemoryStream ms(raw.data(), raw.size());
+    rapidjson::BaseReaderHandler<> ignore;
+    if (raw.starts_with(kMagic) || reader.Parse(ms, ignore).IsError()) {
       return Bad("raw extension is not JSON");
+    }
+    const size_t i = raw.find_first_not_of(" \t\r\n");
     w_.RawValue(raw.data(), raw.size(),
                 raw[i] == '{' ? rapidjson::kObjectType : rapidjson::kStringType);
     return OkStatus();

@@ -394,7 +394,7 @@ class RestClientImpl final : public RestClient {
           out.body = resp.extract_utf8string(true).get();
         }
         a.code = out.code;
-        Observe(r.method, a.code, waited_from, sent);
+        Observe(r.method, a.code, waited_from, sent, out.protobuf);
         if (out.code >= 200 && out.code < 300) {
           a.value = std::move(out);
           return a;
@@ -446,9 +446,9 @@ class RestClientImpl final : public RestClient {
             return a;
           }
           a.code = (*stream)->head().code;
-          Observe("GET", a.code, waited_from, sent);
           const std::string* ct = (*stream)->head().Header("content-type");
           const bool protobuf = ct != nullptr && IsProtobufContentType(*ct);
+          Observe("GET", a.code, waited_from, sent, protobuf);
           if (a.code == 200) {
             a.value = protobuf ? std::make_unique<DirectWatcher>(
                                      std::move(*stream), proto_->schema(),
@@ -492,9 +492,9 @@ class RestClientImpl final : public RestClient {
         return a;
       }
       a.code = resp->code;
-      Observe(r.method, a.code, waited_from, sent);
       const std::string* ct = resp->Header("content-type");
       const bool protobuf = ct != nullptr && IsProtobufContentType(*ct);
+      Observe(r.method, a.code, waited_from, sent, protobuf);
       if (a.code >= 200 && a.code < 300) {
         a.value = Response{a.code, std::move(resp->body), protobuf};
         return a;
@@ -507,11 +507,12 @@ class RestClientImpl final : public RestClient {
   }
 
   void Observe(std::string_view method, int code, Clock::TimePoint waited_from,
-               Clock::TimePoint sent) {
+               Clock::TimePoint sent, bool protobuf = false) {
     if (!config_.observer) return;
     RestConfig::RequestEvent e;
     e.method = method;
     e.code = code;
+    e.protobuf = protobuf;
     e.latency_seconds = std::chrono::duration<double>(clock_.Now() - sent).count();
     e.rate_limiter_seconds = std::chrono::duration<double>(sent - waited_from).count();
     config_.observer(e);

@@ -3,6 +3,7 @@
 // for the same resourceVersion. The objects created here set the fields whose JSON rules differ
 // (inline structs, omitempty and pointers, times, quantities, int-or-string, raw extensions, byte
 // maps, repeated and map fields of messages).
+#include <atomic>
 #include <chrono>
 #include <random>
 #include <thread>
@@ -45,6 +46,9 @@ class ProtoSchemaIntegrationTest : public ::testing::Test {
     schema_ = KubeProtoSchema();
     ASSERT_NE(schema_, nullptr);
     cfg->protobuf = schema_;
+    cfg->observer = [this](const k8s::RestConfig::RequestEvent& e) {
+      if (e.protobuf) protobuf_responses_.fetch_add(1);
+    };
     auto proto = k8s::NewRestClient(*cfg);
     ASSERT_TRUE(proto.ok()) << proto.status();
     proto_ = std::move(proto).value();
@@ -89,6 +93,7 @@ class ProtoSchemaIntegrationTest : public ::testing::Test {
     return compared;
   }
 
+  std::atomic<int> protobuf_responses_{0};  // of proto_ (the observer)
   std::unique_ptr<k8s::RestClient> json_, proto_;
   std::shared_ptr<const k8s::ProtoSchema> schema_;
   std::string suffix_, ns_;
@@ -167,6 +172,8 @@ TEST_F(ProtoSchemaIntegrationTest, ListedObjectsEqualTheServersJson) {
                           kClaims, k8s::kPods}) {
     total += CompareList(gvr, "");
   }
+  // Every list above was read in protobuf (else this compared JSON with JSON).
+  EXPECT_EQ(protobuf_responses_.load(), 13);
   std::cout << "compared " << total << " objects\n";
 }
 
@@ -197,6 +204,7 @@ TEST_F(ProtoSchemaIntegrationTest, GetWatchAndErrorsEqualTheServersJson) {
                           R"({"metadata":{"labels":{"changed":"yes"}}})")
                   .ok());
   ASSERT_TRUE(json_->Delete(kClaims, ns_, "c1").ok());
+  EXPECT_EQ(protobuf_responses_.load(), 3);  // the GETs and the watch
   for (int i = 0; i < 2; ++i) {
     auto ea = (*wa)->Next();
     auto eb = (*wb)->Next();
