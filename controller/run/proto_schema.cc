@@ -3,8 +3,9 @@
 
 namespace draco::run {
 
-std::string_view KubeProtoSchemaText() {
-  return R"schema(
+namespace {
+
+constexpr std::string_view kText = R"schema(
 # K apiVersion kind message | M message field... ; field = number,jsonName,type,flags (see proto_json.h)
 K v1 Pod core/v1.Pod
 K v1 PodList core/v1.PodList
@@ -337,6 +338,9 @@ M storage/v1.StorageHealth 1,name,s, 2,healthConditions,m:storage/v1.StorageHeal
 M storage/v1.StorageHealthCondition 1,status,s, 2,reason,s, 3,message,s,o 4,accessMode,s,op 5,volumeMode,s,op 6,lastTransitionTime,t,o
 M storage/v1.VolumeNodeResources 1,count,i,op
 )schema";
-}
+
+}  // namespace
+
+std::string_view KubeProtoSchemaText() { return kText; }
 
 }  // namespace draco::run

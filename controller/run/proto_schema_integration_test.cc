@@ -101,7 +101,7 @@ class ProtoSchemaIntegrationTest : public ::testing::Test {
 };
 
 constexpr const char* kPod = R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"rich",
- "labels":{"app":"x"},"annotations":{"a":"b"},"finalizers":["draco.dev/test"]},
+ "labels":{"app":"x"},"annotations":{"a":"b"}},
  "spec":{"schedulingGates":[{"name":"draco.dev/allocation"}],
   "containers":[{"name":"c","image":"busybox","command":["sh","-c"],"args":["sleep 1"],
    "ports":[{"containerPort":8080,"protocol":"TCP","name":"http"}],

@@ -9,7 +9,8 @@
 //
 // list/watch print one JSON line: {"client":"draco","op":..,"objects":..,"seconds":..,
 // "cpu_seconds":..,"peak_rss_mb":..}. R is "resourceslices" (resource.k8s.io/v1, cluster-scoped)
-// or "configmaps" (namespaced). Not a unit test: it needs a cluster.
+// or "configmaps" (namespaced). --protobuf-schema FILE reads them in protobuf (proto_json.h).
+// Not a unit test: it needs a cluster.
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -17,6 +18,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -24,6 +26,7 @@
 #include "k8sclient/api_error.h"
 #include "k8sclient/cache/shared_informer.h"
 #include "k8sclient/config.h"
+#include "k8sclient/proto_json.h"
 #include "k8sclient/rest_client_impl.h"
 
 #include <sys/resource.h>
@@ -116,6 +119,19 @@ int Main(int argc, char** argv) {
   }
   cfg->qps = 1000;
   cfg->burst = 2000;
+  if (flags.count("protobuf-schema")) {
+    // Reads in protobuf with this schema text (draco's: controller/run/proto_schema.cc).
+    std::ifstream in(flags["protobuf-schema"]);
+    std::stringstream text;
+    text << in.rdbuf();
+    auto schema = ProtoSchema::Parse(text.str());
+    if (!in || !schema.ok()) {
+      std::cerr << "--protobuf-schema: " << (in ? schema.status().ToString() : "cannot read")
+                << "\n";
+      return 1;
+    }
+    cfg->protobuf = *schema;
+  }
   auto client_or = NewRestClient(*cfg);
   if (!client_or.ok()) {
     std::cerr << client_or.status() << "\n";
@@ -221,7 +237,8 @@ int Main(int argc, char** argv) {
     return events >= expect && bytes > 0 ? 0 : 2;
   }
   std::cerr << "usage: k8sclient_bench [--kubeconfig F] [--context C] seed|cleanup|list|watch "
-               "--resource resourceslices|configmaps [--namespace NS] [--count N] [--expect N]\n";
+               "--resource resourceslices|configmaps [--namespace NS] [--count N] [--expect N] "
+               "[--protobuf-schema FILE]\n";
   return 64;
 }
 

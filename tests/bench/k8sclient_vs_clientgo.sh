@@ -6,9 +6,11 @@
 # Env: BUILD_DIR (C++ build dir, default build), RUNS (repetitions, default 3, medians reported),
 #      KEEP=1 keeps the seeded objects, DRACO_E2E_DIR (default /tmp/draco-e2e).
 # Work measured, identically for both clients:
-#   list:  an informer lists (paged, JSON) and caches the N objects labelled draco-bench=k8sclient
+#   list:  an informer lists (paged) and caches the N objects labelled draco-bench=k8sclient
 #          until synced. client-go runs with WatchListClient disabled so both really LIST.
 #   watch: one watch with sendInitialEvents=true streams N events, each decoded.
+# Both read protobuf (client-go's clientsets prefer it for built-in kinds; draco with its generated
+# schema, transcoding to JSON text); ENCODING=json makes draco read JSON.
 # Objects are ResourceSlices when resource.k8s.io/v1 is served, else ConfigMaps. Each run is a
 # fresh process; it reports wall seconds, CPU seconds and peak RSS (VmHWM). Ratios are
 # draco / client-go (below 1 means the C++ client used less).
@@ -47,10 +49,16 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# draco reads built-in kinds in protobuf (as client-go's clientsets do by default): the schema
+# text embedded in controller/run/proto_schema.cc. ENCODING=json measures its JSON path instead.
+schema=$(mktemp)
+sed -n '/R"schema(/,/)schema"/p' "$root/controller/run/proto_schema.cc" | sed '1d;$d' >"$schema"
+proto_args=(--protobuf-schema "$schema")
+[[ ${ENCODING:-protobuf} == json ]] && proto_args=()
 results=$(mktemp)
 for ((r = 1; r <= RUNS; r++)); do
   for op in list watch; do
-    "$cxx" "$op" --resource "$resource" "${ns_args[@]}" --expect "$N" >>"$results"
+    "$cxx" "$op" --resource "$resource" "${ns_args[@]}" --expect "$N" "${proto_args[@]}" >>"$results"
     KUBE_FEATURE_WatchListClient=false "$gobin" -mode "$op" -resource "$resource" \
       "${ns_args[@]/--namespace/-namespace}" -expect "$N" >>"$results"
   done
