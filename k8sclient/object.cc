@@ -64,6 +64,21 @@ StatusOr<ObjectPtr> Object::Parse(std::string json) {
   return ObjectPtr(std::move(obj));
 }
 
+ObjectPtr Object::FromParts(std::string json, Fields f) {
+  std::shared_ptr<Object> obj(new Object());
+  obj->json_ = std::move(json);
+  obj->api_version_ = std::move(f.api_version);
+  obj->kind_ = std::move(f.kind);
+  obj->namespace_ = std::move(f.namespace_name);
+  obj->name_ = std::move(f.name);
+  obj->uid_ = std::move(f.uid);
+  obj->resource_version_ = std::move(f.resource_version);
+  obj->labels_ = std::move(f.labels);
+  obj->annotations_ = std::move(f.annotations);
+  obj->has_deletion_timestamp_ = f.has_deletion_timestamp;
+  return ObjectPtr(std::move(obj));
+}
+
 StatusOr<ObjectPtr> Object::FromValue(const rapidjson::Value& value) {
   if (!value.IsObject()) return InvalidArgumentError("object is not a JSON object");
   std::shared_ptr<Object> obj(new Object());

@@ -33,6 +33,14 @@ class Object {
   static StatusOr<ObjectPtr> Parse(std::string json);
   // Serializes `value` (which must be a JSON object) and extracts its metadata.
   static StatusOr<ObjectPtr> FromValue(const rapidjson::Value& value);
+  // The metadata a producer that already knows it hands over with the JSON text (the protobuf
+  // transcoder, proto_json.h): no parse. The caller vouches that they match the text.
+  struct Fields {
+    std::string api_version, kind, namespace_name, name, uid, resource_version;
+    std::map<std::string, std::string> labels, annotations;
+    bool has_deletion_timestamp = false;
+  };
+  static ObjectPtr FromParts(std::string json, Fields fields);
 
   Object(const Object&) = delete;
   Object& operator=(const Object&) = delete;

@@ -1,4 +1,4 @@
-// Protobuf -> JSON transcoding (proto_json.h).
+// Protobuf -> JSON transcoding (proto_json.h): the message walker and the envelope.
 #include "k8sclient/proto_json.h"
 
 #include <algorithm>
@@ -10,7 +10,9 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
-namespace draco::k8s {
+#include "k8sclient/proto_wire.h"
+
+namespace draco::k8s::proto_internal {
 namespace {
 
 using Field = ProtoSchema::Field;
@@ -18,83 +20,7 @@ using Message = ProtoSchema::Message;
 using Type = ProtoSchema::Type;
 using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
 
-constexpr std::string_view kMagic("k8s\0", 4);
 constexpr int kMaxDepth = 64;
-
-Status Bad(std::string m) { return {StatusCode::kDataLoss, "protobuf: " + std::move(m)}; }
-
-// One field occurrence on the wire.
-struct Item {
-  uint32_t number = 0;
-  uint32_t wire = 0;
-  uint64_t value = 0;     // varint, fixed64 or fixed32
-  std::string_view data;  // length-delimited
-};
-
-class Reader {
- public:
-  explicit Reader(std::string_view in) : in_(in) {}
-  bool done() const { return pos_ >= in_.size(); }
-
-  bool Varint(uint64_t& v) {
-    v = 0;
-    for (int shift = 0; shift < 64 && pos_ < in_.size(); shift += 7) {
-      auto b = static_cast<uint8_t>(in_[pos_++]);
-      v |= static_cast<uint64_t>(b & 0x7f) << shift;
-      if ((b & 0x80) == 0) return true;
-    }
-    return false;
-  }
-
-  Status Next(Item& item) {
-    uint64_t tag = 0;
-    if (!Varint(tag)) return Bad("truncated tag");
-    item.number = static_cast<uint32_t>(tag >> 3);
-    item.wire = static_cast<uint32_t>(tag & 7);
-    if (item.number == 0 || (tag >> 3) > 0x1fffffff) return Bad("bad field number");
-    switch (item.wire) {
-      case 0:
-        if (!Varint(item.value)) return Bad("truncated varint");
-        return OkStatus();
-      case 1:
-      case 5: {
-        size_t n = item.wire == 1 ? 8 : 4;
-        if (in_.size() - pos_ < n) return Bad("truncated fixed value");
-        item.value = 0;
-        for (size_t i = 0; i < n; ++i) {
-          item.value |= static_cast<uint64_t>(static_cast<uint8_t>(in_[pos_ + i])) << (8 * i);
-        }
-        pos_ += n;
-        return OkStatus();
-      }
-      case 2: {
-        uint64_t len = 0;
-        if (!Varint(len)) return Bad("truncated length");
-        if (len > in_.size() - pos_) return Bad("length past the end");
-        item.data = in_.substr(pos_, len);
-        pos_ += len;
-        return OkStatus();
-      }
-      default:
-        return Bad("unsupported wire type " + std::to_string(item.wire));
-    }
-  }
-
- private:
-  std::string_view in_;
-  size_t pos_ = 0;
-};
-
-// Reads every item of a message.
-Status Scan(std::string_view data, std::vector<Item>& items) {
-  Reader r(data);
-  while (!r.done()) {
-    Item it;
-    if (auto s = r.Next(it); !s.ok()) return s;
-    items.push_back(it);
-  }
-  return OkStatus();
-}
 
 bool IsVarintType(Type t) { return t == Type::kBool || t == Type::kInt || t == Type::kUint; }
 
@@ -412,11 +338,7 @@ class Transcoder {
   Writer& w_;
 };
 
-struct Envelope {
-  std::string_view api_version;
-  std::string_view kind;
-  std::string_view raw;
-};
+}  // namespace
 
 StatusOr<Envelope> ReadEnvelope(std::string_view encoded) {
   if (!encoded.starts_with(kMagic)) return Bad("missing the k8s envelope prefix");
@@ -443,53 +365,9 @@ StatusOr<Envelope> ReadEnvelope(std::string_view encoded) {
   return env;
 }
 
-}  // namespace
-
-StatusOr<std::string> ProtoObjectToJson(const ProtoSchema& schema, std::string_view encoded) {
-  auto env = ReadEnvelope(encoded);
-  if (!env.ok()) return env.status();
-  const Message* msg = schema.FindKind(env->api_version, env->kind);
-  if (msg == nullptr) {
-    return Bad("kind " + std::string(env->api_version) + " " + std::string(env->kind) +
-               " is not in the schema");
-  }
-  rapidjson::StringBuffer sb;
-  sb.Reserve(env->raw.size() * 2 + 64);
-  Writer w(sb);
-  w.StartObject();
-  w.Key("kind");
-  w.String(env->kind.data(), static_cast<rapidjson::SizeType>(env->kind.size()), true);
-  w.Key("apiVersion");
-  w.String(env->api_version.data(), static_cast<rapidjson::SizeType>(env->api_version.size()),
-           true);
+Status TranscodeMembers(const ProtoSchema::Message& msg, std::string_view data, Writer& w) {
   Transcoder t(w);
-  if (auto s = t.Members(*msg, env->raw, 0); !s.ok()) return s;
-  w.EndObject();
-  return std::string(sb.GetString(), sb.GetSize());
+  return t.Members(msg, data, 0);
 }
 
-StatusOr<ProtoWatchEvent> ProtoWatchEventToJson(const ProtoSchema& schema, std::string_view frame) {
-  std::vector<Item> items;
-  if (auto s = Scan(frame, items); !s.ok()) return s;
-  ProtoWatchEvent ev;
-  std::string_view object;
-  for (const auto& it : items) {
-    if (it.wire != 2) return Bad("bad watch event");
-    if (it.number == 1) {
-      ev.type = std::string(it.data);
-    } else if (it.number == 2) {
-      std::vector<Item> raw;
-      if (auto s = Scan(it.data, raw); !s.ok()) return s;
-      for (const auto& r : raw) {
-        if (r.number == 1 && r.wire == 2) object = r.data;
-      }
-    }
-  }
-  if (ev.type.empty()) return Bad("watch event without type");
-  auto json = ProtoObjectToJson(schema, object);
-  if (!json.ok()) return json.status();
-  ev.object_json = std::move(json).value();
-  return ev;
-}
-
-}  // namespace draco::k8s
+}  // namespace draco::k8s::proto_internal

@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "k8sclient/object.h"
 
 namespace draco::k8s {
 
@@ -98,11 +99,19 @@ class ProtoSchema {
 // "apiVersion" first (as the server writes them). Lists come out as the server's JSON lists.
 StatusOr<std::string> ProtoObjectToJson(const ProtoSchema& schema, std::string_view encoded);
 
+// The same as an Object whose metadata were read from the protobuf (no JSON parse).
+StatusOr<ObjectPtr> ProtoObjectToObject(const ProtoSchema& schema, std::string_view encoded);
+
+// An encoded *List -> its items as Objects (without kind and apiVersion, like the server's JSON
+// lists) and its list metadata.
+StatusOr<ObjectList> ProtoListToObjects(const ProtoSchema& schema, std::string_view encoded);
+
 // One frame payload of a protobuf watch stream (metav1.WatchEvent{type, object: RawExtension
 // holding an encoded object}) -> `type` and the object's JSON text.
 struct ProtoWatchEvent {
   std::string type;
-  std::string object_json;
+  std::string object_json;  // for ERROR (a Status)
+  ObjectPtr object;         // for every other type
 };
 StatusOr<ProtoWatchEvent> ProtoWatchEventToJson(const ProtoSchema& schema, std::string_view frame);
 

@@ -48,8 +48,11 @@ constexpr std::string_view kSchema = R"(
 K v1 Widget t.Widget
 K v1 Status t.Status
 K v1 Tree t.Tree
+K v1 WidgetList t.WidgetList
+M t.ListMeta 2,resourceVersion,s,o 3,continue,s,o 4,remainingItemCount,i,op
+M t.WidgetList 1,metadata,m:t.ListMeta,o 2,items,m:t.Widget,r
 M t.Tree 1,child,m:t.Tree,op
-M t.Meta 1,name,s,o 2,labels,map:s,o 3,created,t,oz 4,deleted,t,op 5,gen,i,o
+M t.Meta 1,name,s,o 3,namespace,s,o 6,resourceVersion,s,o 7,gen,i,o 8,created,t,oz 9,deleted,t,op 11,labels,map:s,o
 M t.Source 1,path,s,o 2,size,q,op
 M t.Widget 1,metadata,m:t.Meta,o 2,,m:t.Source,n 3,count,i, 4,ratio,i,op 5,on,b,o 6,tags,s,or 7,ids,i,or 8,port,ios, 9,params,raw, 10,blob,y,o 11,renew,mt,op 12,parts,m:t.Part,or 13,caps,map:m:t.Part,o
 M t.Part 1,name,s, 2,n,i,o
@@ -72,16 +75,18 @@ void ExpectJson(std::string_view got, std::string_view want) {
 }
 
 std::string RichWidget() {
-  std::string meta = Bytes(1, "w") + Bytes(2, Bytes(1, "a") + Bytes(2, "b")) +
-                     Bytes(2, Bytes(1, "c") + Bytes(2, "")) +
-                     Bytes(3, Int(1, 1700000000) + Int(2, 999)) + Bytes(4, "") + Int(5, 0);
+  // ObjectMeta's field numbers (the Object's metadata are read from them).
+  std::string meta = Bytes(1, "w") + Bytes(3, "ns") + Bytes(6, "42") + Int(7, 0) +
+                     Bytes(8, Int(1, 1700000000) + Int(2, 999)) + Bytes(9, "") +
+                     Bytes(11, Bytes(1, "a") + Bytes(2, "b")) +
+                     Bytes(11, Bytes(1, "c") + Bytes(2, ""));
   std::string source = Bytes(1, "/x") + Bytes(2, Bytes(1, "1500m"));
   return Bytes(1, meta) + Bytes(2, source) + Int(3, 0) + Int(4, 0) + Int(5, 0) + Bytes(6, "x") +
          Bytes(6, "y") + Bytes(7, Varint(1) + Varint(static_cast<uint64_t>(-2)) + Varint(300)) +
          Bytes(8, Int(1, 1) + Int(2, 0) + Bytes(3, "http")) +
          Bytes(9, Bytes(1, R"({"k":[1,"two",null]})")) + Bytes(10, std::string("\x00\x01\xff", 3)) +
-         Bytes(11, Int(1, 1700000000) + Int(2, 123456789)) +
-         Bytes(12, Bytes(1, "p0") + Int(2, 0)) + Bytes(12, Bytes(1, "p1") + Int(2, 7)) +
+         Bytes(11, Int(1, 1700000000) + Int(2, 123456789)) + Bytes(12, Bytes(1, "p0") + Int(2, 0)) +
+         Bytes(12, Bytes(1, "p1") + Int(2, 7)) +
          Bytes(13, Bytes(1, "m") + Bytes(2, Bytes(1, "q") + Int(2, 2)));
 }
 
@@ -93,8 +98,8 @@ TEST(ProtoJsonTest, TranscodesEveryJsonRule) {
   // zero deleted pointer time is null; the inline source's fields are the widget's; nanoseconds
   // are dropped by Time and truncated to microseconds by MicroTime; packed ints are signed.
   ExpectJson(*json, R"({"kind":"Widget","apiVersion":"v1",
-    "metadata":{"name":"w","labels":{"a":"b","c":""},"created":"2023-11-14T22:13:20Z",
-                "deleted":null},
+    "metadata":{"name":"w","namespace":"ns","resourceVersion":"42","labels":{"a":"b","c":""},
+                "created":"2023-11-14T22:13:20Z","deleted":null},
     "path":"/x","size":"1500m","count":0,"ratio":0,"tags":["x","y"],"ids":[1,-2,300],
     "port":"http","params":{"k":[1,"two",null]},"blob":"AAH/",
     "renew":"2023-11-14T22:13:20.123456Z",
@@ -104,8 +109,8 @@ TEST(ProtoJsonTest, TranscodesEveryJsonRule) {
 TEST(ProtoJsonTest, ZeroTimesAndIntPorts) {
   auto schema = Schema();
   // created is omitzero: a zero time is left out; an int-or-string holding an int is a number.
-  std::string w = Bytes(1, Bytes(1, "z") + Bytes(3, "")) + Int(3, 5) + Bytes(8, Int(2, 8080)) +
-                  Bytes(9, "");
+  std::string w =
+      Bytes(1, Bytes(1, "z") + Bytes(8, "")) + Int(3, 5) + Bytes(8, Int(2, 8080)) + Bytes(9, "");
   auto json = ProtoObjectToJson(*schema, Envelope("v1", "Widget", w));
   ASSERT_TRUE(json.ok()) << json.status();
   ExpectJson(*json,
@@ -118,9 +123,9 @@ TEST(ProtoJsonTest, WhatTheSchemaDoesNotCoverIsAnError) {
   auto transcode = [&](std::string_view kind, const std::string& body) {
     return ProtoObjectToJson(*schema, Envelope("v1", kind, body)).status();
   };
-  EXPECT_FALSE(transcode("Widget", Int(99, 1)).ok());         // a field of a newer server
-  EXPECT_FALSE(transcode("Widget", Int(6, 1)).ok());          // varint where a string belongs
-  EXPECT_FALSE(transcode("Gadget", "").ok());                 // a kind not in the schema
+  EXPECT_FALSE(transcode("Widget", Int(99, 1)).ok());  // a field of a newer server
+  EXPECT_FALSE(transcode("Widget", Int(6, 1)).ok());   // varint where a string belongs
+  EXPECT_FALSE(transcode("Gadget", "").ok());          // a kind not in the schema
   EXPECT_FALSE(transcode("Widget", Bytes(3, "x").substr(0, 2)).ok());  // truncated
   EXPECT_FALSE(transcode("Widget", Bytes(9, Bytes(1, "{bad"))).ok());  // raw that is not JSON
   EXPECT_FALSE(transcode("Widget", Bytes(9, Bytes(1, Envelope("v1", "Widget", "")))).ok());
@@ -132,6 +137,27 @@ TEST(ProtoJsonTest, WhatTheSchemaDoesNotCoverIsAnError) {
   EXPECT_TRUE(transcode("Tree", nested).ok());
   for (int i = 0; i < 100; ++i) nested = Bytes(1, nested);
   EXPECT_FALSE(transcode("Tree", nested).ok());
+}
+
+TEST(ProtoJsonTest, ListsBecomeObjectsWithTheirMetadata) {
+  auto schema = Schema();
+  std::string list_meta = Bytes(2, "77") + Bytes(3, "next") + Int(4, 5);
+  std::string item = Bytes(1, Bytes(1, "i") + Bytes(9, Int(1, 1700000000))) + Int(3, 1);
+  auto list = ProtoListToObjects(
+      *schema, Envelope("v1", "WidgetList", Bytes(1, list_meta) + Bytes(2, item) + Bytes(2, item)));
+  ASSERT_TRUE(list.ok()) << list.status();
+  EXPECT_EQ(list->resource_version, "77");
+  EXPECT_EQ(list->continue_token, "next");
+  EXPECT_EQ(list->remaining_item_count, 5);
+  ASSERT_EQ(list->items.size(), 2u);
+  EXPECT_EQ(list->items[0]->name(), "i");
+  EXPECT_TRUE(list->items[0]->has_deletion_timestamp());
+  EXPECT_EQ(list->items[0]->kind(), "");  // list items carry no kind, as in the server's JSON
+  ExpectJson(list->items[1]->json(),
+             R"({"metadata":{"name":"i","deleted":"2023-11-14T22:13:20Z"},"count":1})");
+  // An object kind is not a list; a list with a field the schema lacks is refused.
+  EXPECT_FALSE(ProtoListToObjects(*schema, Envelope("v1", "Widget", "")).ok());
+  EXPECT_FALSE(ProtoListToObjects(*schema, Envelope("v1", "WidgetList", Int(9, 1))).ok());
 }
 
 TEST(ProtoJsonTest, ServesGroupVersionsOfItsKinds) {
@@ -148,12 +174,12 @@ TEST(ProtoJsonTest, ServesGroupVersionsOfItsKinds) {
 }
 
 TEST(ProtoJsonTest, SchemaErrors) {
-  EXPECT_FALSE(ProtoSchema::Parse("M a 1,x,m:b,").ok());              // undefined message
-  EXPECT_FALSE(ProtoSchema::Parse("M a 1,x,s, 1,y,s,").ok());         // number twice
-  EXPECT_FALSE(ProtoSchema::Parse("M a 1,x,s,q").ok());               // unknown flag
-  EXPECT_FALSE(ProtoSchema::Parse("M a 1,x,dur,").ok());              // unknown type
-  EXPECT_FALSE(ProtoSchema::Parse("M a 1,,s,n").ok());                // inline scalar
-  EXPECT_FALSE(ProtoSchema::Parse("K v1 A b\nM a 1,x,s,").ok());      // kind without message
+  EXPECT_FALSE(ProtoSchema::Parse("M a 1,x,m:b,").ok());          // undefined message
+  EXPECT_FALSE(ProtoSchema::Parse("M a 1,x,s, 1,y,s,").ok());     // number twice
+  EXPECT_FALSE(ProtoSchema::Parse("M a 1,x,s,q").ok());           // unknown flag
+  EXPECT_FALSE(ProtoSchema::Parse("M a 1,x,dur,").ok());          // unknown type
+  EXPECT_FALSE(ProtoSchema::Parse("M a 1,,s,n").ok());            // inline scalar
+  EXPECT_FALSE(ProtoSchema::Parse("K v1 A b\nM a 1,x,s,").ok());  // kind without message
   EXPECT_FALSE(ProtoSchema::Parse("X").ok());
   EXPECT_TRUE(ProtoSchema::Parse("# only a comment\n\n").ok());
 }
@@ -167,8 +193,9 @@ TEST(ProtoJsonTest, WatchFramesDecodeWhereverTheStreamIsSplit) {
       event("ADDED", Envelope("v1", "Widget", Bytes(1, Bytes(1, "a")) + Int(3, 1))) +
       event("MODIFIED", Envelope("v1", "Widget", RichWidget())) +
       event("BOOKMARK", Envelope("v1", "Widget", Bytes(1, Bytes(1, "")))) +
-      event("ERROR", Envelope("v1", "Status", Bytes(3, "Failure") + Bytes(4, "too old") +
-                                                  Bytes(5, "Expired") + Int(6, 410)));
+      event("ERROR", Envelope("v1", "Status",
+                              Bytes(3, "Failure") + Bytes(4, "too old") + Bytes(5, "Expired") +
+                                  Int(6, 410)));
   for (size_t cut = 0; cut <= stream.size(); ++cut) {
     WatchDecoder d(schema);
     std::deque<WatchEvent> out;
@@ -181,6 +208,10 @@ TEST(ProtoJsonTest, WatchFramesDecodeWhereverTheStreamIsSplit) {
     EXPECT_EQ(out[1].type, WatchEvent::Type::kModified);
     EXPECT_EQ(out[1].object->name(), "w");
     EXPECT_EQ(out[1].object->labels().at("a"), "b");
+    EXPECT_EQ(out[1].object->namespace_name(), "ns");
+    EXPECT_EQ(out[1].object->resource_version(), "42");
+    EXPECT_EQ(out[1].object->kind(), "Widget");
+    EXPECT_FALSE(out[1].object->has_deletion_timestamp());  // a zero time is no deletion
     EXPECT_EQ(out[2].type, WatchEvent::Type::kBookmark);
     EXPECT_EQ(out[3].type, WatchEvent::Type::kError);
     EXPECT_TRUE(IsGone(out[3].error)) << out[3].error;

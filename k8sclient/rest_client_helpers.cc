@@ -14,6 +14,9 @@
 #include <openssl/err.h>
 #include <openssl/pem.h>
 #include <openssl/x509.h>
+#include <spdlog/spdlog.h>
+
+#include <boost/asio/ssl.hpp>
 
 namespace draco::k8s::rest_internal {
 namespace {
@@ -185,6 +188,35 @@ std::string JoinAsHeaderLines(const std::string& name, const std::vector<std::st
     out += values[i];
   }
   return out;
+}
+
+web::http::client::http_client_config MakeHttpClientConfig(const RestConfig& config,
+                                                           X509StorePtr trust,
+                                                           std::chrono::milliseconds timeout) {
+  web::http::client::http_client_config c;
+  if (timeout.count() > 0) c.set_timeout(timeout);
+  c.set_validate_certificates(!config.insecure_skip_tls_verify);
+  // Large LIST responses are gzip-compressed by the API server when asked (as client-go does by
+  // default); besides the bytes, this turns thousands of tiny chunks into a few large ones.
+  c.set_request_compressed_response(true);
+  // Every connection's context trusts this client's store (built once, see tls_trust.h): the
+  // configured CAs only, or the system's certificates when none is configured. It replaces
+  // the default store cpprestsdk loaded.
+  const std::string cert = config.client_cert_pem;
+  const std::string key = config.client_key_pem;
+  c.set_ssl_context_callback([trust, cert, key](boost::asio::ssl::context& ctx) {
+    SSL_CTX_set1_cert_store(ctx.native_handle(), trust.get());
+    if (!cert.empty()) {
+      boost::system::error_code ec;
+      ctx.use_certificate_chain(boost::asio::buffer(cert.data(), cert.size()), ec);
+      if (!ec) {
+        ctx.use_private_key(boost::asio::buffer(key.data(), key.size()),
+                            boost::asio::ssl::context::pem, ec);
+      }
+      if (ec) spdlog::error("k8sclient: loading client certificate failed: {}", ec.message());
+    }
+  });
+  return c;
 }
 
 }  // namespace draco::k8s::rest_internal

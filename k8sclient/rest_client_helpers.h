@@ -4,18 +4,22 @@
 // URLs. All are thread-safe.
 #pragma once
 
+#include <chrono>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include <cpprest/http_client.h>
 #include <cpprest/http_headers.h>
 #include <cpprest/uri_builder.h>
 #include <openssl/x509.h>
 
 #include "base/status.h"
+#include "k8sclient/config.h"
 #include "k8sclient/proto_json.h"
 #include "k8sclient/rest_client.h"
+#include "k8sclient/tls_trust.h"
 
 namespace draco::k8s::rest_internal {
 
@@ -37,6 +41,11 @@ std::string_view PatchContentType(PatchType t);
 // Appends the query parameters of `o` (and watch=true when `watch`) to `b`.
 void AppendListOptions(web::uri_builder& b, const ListOptions& o, bool watch);
 
+// cpprestsdk's client configuration: `timeout`, gzip for large responses, TLS that trusts only
+// `trust` and presents the config's client certificate.
+web::http::client::http_client_config MakeHttpClientConfig(const RestConfig& config,
+                                                           X509StorePtr trust,
+                                                           std::chrono::milliseconds timeout);
 // "v1" for the core group, else "group/version".
 std::string ApiVersionOf(const GroupVersionResource& gvr);
 // An error response's body as JSON: a protobuf Status (`protobuf`) is transcoded with `schema`

@@ -104,7 +104,9 @@ class RestClientImpl final : public RestClient {
                             std::string_view name, const GetOptions& opts) override {
     web::uri_builder b(ResourcePath(gvr, ns, name));
     if (!opts.resource_version.empty()) b.append_query("resourceVersion", opts.resource_version);
-    return Read({http::methods::GET, b.to_string(), "", "", true}, gvr);
+    return Read<std::string>(
+        {http::methods::GET, b.to_string(), "", "", true}, gvr,
+        [](std::string body) { return StatusOr<std::string>(std::move(body)); }, ProtoObjectToJson);
   }
 
   StatusOr<std::string> GetPath(std::string_view path) override {
@@ -115,9 +117,9 @@ class RestClientImpl final : public RestClient {
                             const ListOptions& opts) override {
     web::uri_builder b(ResourcePath(gvr, ns));
     AppendListOptions(b, opts, false);
-    auto body = Read({http::methods::GET, b.to_string(), "", "", true, /*bulk=*/true}, gvr);
-    if (!body.ok()) return body.status();
-    return ParseObjectList(*body);
+    return Read<ObjectList>(
+        {http::methods::GET, b.to_string(), "", "", true, /*bulk=*/true}, gvr,
+        [](const std::string& body) { return ParseObjectList(body); }, ProtoListToObjects);
   }
 
   StatusOr<std::unique_ptr<Watcher>> Watch(const GroupVersionResource& gvr, std::string_view ns,
@@ -241,31 +243,7 @@ class RestClientImpl final : public RestClient {
   }
 
   client::http_client_config MakeHttpConfig(std::chrono::milliseconds timeout) const {
-    client::http_client_config c;
-    if (timeout.count() > 0) c.set_timeout(timeout);
-    c.set_validate_certificates(!config_.insecure_skip_tls_verify);
-    // Large LIST responses are gzip-compressed by the API server when asked (as client-go does by
-    // default); besides the bytes, this turns thousands of tiny chunks into a few large ones.
-    c.set_request_compressed_response(true);
-    // Every connection's context trusts this client's store (built once, see tls_trust.h): the
-    // configured CAs only, or the system's certificates when none is configured. It replaces
-    // the default store cpprestsdk loaded.
-    X509StorePtr trust = trust_;
-    const std::string cert = config_.client_cert_pem;
-    const std::string key = config_.client_key_pem;
-    c.set_ssl_context_callback([trust, cert, key](boost::asio::ssl::context& ctx) {
-      SSL_CTX_set1_cert_store(ctx.native_handle(), trust.get());
-      if (!cert.empty()) {
-        boost::system::error_code ec;
-        ctx.use_certificate_chain(boost::asio::buffer(cert.data(), cert.size()), ec);
-        if (!ec) {
-          ctx.use_private_key(boost::asio::buffer(key.data(), key.size()),
-                              boost::asio::ssl::context::pem, ec);
-        }
-        if (ec) spdlog::error("k8sclient: loading client certificate failed: {}", ec.message());
-      }
-    });
-    return c;
+    return rest_internal::MakeHttpClientConfig(config_, trust_, timeout);
   }
 
   static void AppendWriteOptions(web::uri_builder& b, const std::string& field_manager,
@@ -523,20 +501,26 @@ class RestClientImpl final : public RestClient {
     return std::move(r->body);
   }
 
-  // A read of `gvr`: in protobuf when the schema serves it, transcoded to JSON text; a response
-  // the schema does not cover turns the group/version to JSON and the read is made again.
-  StatusOr<std::string> Read(Request r, const GroupVersionResource& gvr) {
+  // A read of `gvr`: in protobuf when the schema serves it (decoded by `from_proto`), else JSON
+  // (`from_json`); a response the schema does not cover turns the group/version to JSON and the
+  // read is made again.
+  template <class T, class FromJson, class FromProto>
+  StatusOr<T> Read(Request r, const GroupVersionResource& gvr, FromJson from_json,
+                   FromProto from_proto) {
     const std::string api_version = ApiVersionOf(gvr);
-    if (!proto_->Wants(api_version)) return Body(Do(r));
-    r.accept = ProtoNegotiator::kAcceptProtobuf;
+    if (proto_->Wants(api_version)) {
+      r.accept = ProtoNegotiator::kAcceptProtobuf;
+      StatusOr<Response> resp = Do(r);
+      if (!resp.ok()) return resp.status();
+      if (!resp->protobuf) return from_json(std::move(resp->body));
+      StatusOr<T> out = from_proto(*proto_->schema(), resp->body);
+      if (out.ok()) return out;
+      proto_->Refuse(api_version, out.status());
+      r.accept = ProtoNegotiator::kAcceptJson;
+    }
     StatusOr<Response> resp = Do(r);
     if (!resp.ok()) return resp.status();
-    if (!resp->protobuf) return std::move(resp->body);
-    auto json = ProtoObjectToJson(*proto_->schema(), resp->body);
-    if (json.ok()) return json;
-    proto_->Refuse(api_version, json.status());
-    r.accept = ProtoNegotiator::kAcceptJson;
-    return Body(Do(r));
+    return from_json(std::move(resp->body));
   }
 
   const RestConfig config_;

@@ -88,9 +88,7 @@ StatusOr<WatchEvent> WatchDecoder::DecodeFrame(const ProtoSchema& schema, std::s
   } else {
     return DataLossError("unknown watch event type " + type);
   }
-  auto obj = Object::Parse(std::move(pe->object_json));
-  if (!obj.ok()) return obj.status();
-  ev.object = std::move(obj).value();
+  ev.object = std::move(pe->object);
   return ev;
 }
 

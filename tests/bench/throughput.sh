@@ -189,21 +189,43 @@ side_costs() {
     "$(rss_kb "${CPU_PIDS[kube-scheduler]:-0}" VmRSS)"
 }
 
+# rss_sampler OWN_PID OUT: every 10 s, appends "seconds own_rss_kb scheduler_rss_kb" to OUT.
+rss_sampler() {
+  local t0=$SECONDS
+  while sleep 10; do
+    echo "$((SECONDS - t0)) $(rss_kb "$1" VmRSS) $(rss_kb "${CPU_PIDS[kube-scheduler]:-0}" VmRSS)" >>"$2"
+  done
+}
+
+# rss_growth OUT: JSON fields (no braces): own and kube-scheduler RSS at the first sample after
+# 60 s (caches warm) and at the last sample, in kB (steady state: no growth expected).
+rss_growth() {
+  awk 'NR==1 || (!w && $1 >= 60) {o1=$2; s1=$3; if ($1 >= 60) w=1} {o2=$2; s2=$3}
+       END {printf "\"own_rss_warm_kb\":%d,\"own_rss_end_kb\":%d,\"scheduler_rss_warm_kb\":%d,\"scheduler_rss_end_kb\":%d", o1, o2, s1, s2}' "$1"
+}
+
 side() {
   local name=$1 ns=bench-$1 gate=$2 own_key=$3 own_pid=$4
   echo "== $name: $PODS pods ($MODE)" >&2
-  local r t0=$SECONDS
+  local r t0=$SECONDS sampler
+  : >"$WORK/$name-rss.txt"
+  rss_sampler "$own_pid" "$WORK/$name-rss.txt" &
+  sampler=$!
   if [[ $MODE == steady ]]; then
     measure "$name" "$TP" steady -ns "$ns" -rate "$RATE" -duration "${DURATION}s" -gate="$gate" \
       -concurrency 32
   else
     measure "$name" "$TP" run -ns "$ns" -pods "$PODS" -gate="$gate" -concurrency 32
   fi
+  kill "$sampler" 2>/dev/null; wait "$sampler" 2>/dev/null || true
   r=$(cat "$WORK/$name.json")
   # Writes the API server served during this side, per pod and per second of the run.
   local secs; secs=$(sed -n 's/.*"seconds":\([0-9.e+-]*\).*/\1/p' <<<"$r")
   r=$(sed "s/}\$/,\"api_writes\":$M_WRITES,\"api_writes_per_pod\":$(awk -v w="$M_WRITES" -v p="$PODS" 'BEGIN{printf "%.2f", w/p}'),\"api_writes_per_second\":$(awk -v w="$M_WRITES" -v s="$secs" 'BEGIN{printf "%.1f", w/s}')}/" <<<"$r")
   r=$(sed "s/}\$/,$(side_costs "$own_key" "$own_pid")}/" <<<"$r")
+  if [[ -s $WORK/$name-rss.txt ]]; then
+    r=$(sed "s/}\$/,$(rss_growth "$WORK/$name-rss.txt")}/" <<<"$r")
+  fi
   echo "$r"
   echo "== $name: CPU seconds by process: $(cpu_report "$M_BEFORE" "$M_AFTER" $((SECONDS - t0))); kube-apiserver $(ms_per_write "$(cpu_of "$M_BEFORE" "$M_AFTER" kube-apiserver)" "$M_WRITES") ms per write (ceiling loop: $CEILING_APISERVER_MS)" >&2
   if [[ $name == draco && -n $wps ]]; then
@@ -261,6 +283,15 @@ cost_table() {
       "$(awk -v k="$(field "$r" scheduler_rss_kb)" 'BEGIN{print k/1024}')"
   done
   echo "(own = draco, or upstream's resourceclaim kube-controller-manager; CPU per pod in ms; own RSS is the peak)"
+  for side_name in upstream draco; do
+    r=${side_name}_result
+    [[ -n ${!r} && ${!r} == *own_rss_warm_kb* ]] || continue
+    printf '%-9s RSS MiB after 60 s -> at the end: own %s -> %s, kube-scheduler %s -> %s\n' "$side_name" \
+      "$(awk -v k="$(field "${!r}" own_rss_warm_kb)" 'BEGIN{printf "%.0f", k/1024}')" \
+      "$(awk -v k="$(field "${!r}" own_rss_end_kb)" 'BEGIN{printf "%.0f", k/1024}')" \
+      "$(awk -v k="$(field "${!r}" scheduler_rss_warm_kb)" 'BEGIN{printf "%.0f", k/1024}')" \
+      "$(awk -v k="$(field "${!r}" scheduler_rss_end_kb)" 'BEGIN{printf "%.0f", k/1024}')"
+  done
 }
 if [[ $MODE == steady ]]; then
   echo "== results: steady state, $RATE pods/s for ${DURATION}s ($PODS pods), $NODES nodes x $DEVICES devices, qps $QPS"
