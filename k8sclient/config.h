@@ -79,8 +79,9 @@ struct RestConfig {
   // Requests other than LISTs and watches go over the direct transport (http_transport.h: the
   // calling thread writes and reads a pooled keep-alive connection); false = all over cpprestsdk.
   bool direct_transport = true;
-  // Reads (GET, LIST, watch) of the group/versions this schema serves ask for protobuf and are
-  // transcoded to JSON text (proto_json.h); null: JSON only. Writes are JSON either way.
+  // Reads (GET, LIST, watch) and the answers to writes of the group/versions this schema serves
+  // come in protobuf, transcoded to JSON text (proto_json.h); null: JSON only. Request bodies
+  // are JSON either way.
   std::shared_ptr<const ProtoSchema> protobuf;
   // Transient failures (429/5xx with Retry-After, connection errors on reads) are retried up to
   // this many times.

@@ -102,6 +102,9 @@ StatusOr<std::string> ProtoObjectToJson(const ProtoSchema& schema, std::string_v
 // The same as an Object whose metadata were read from the protobuf (no JSON parse).
 StatusOr<ObjectPtr> ProtoObjectToObject(const ProtoSchema& schema, std::string_view encoded);
 
+// metadata.name of an encoded object, without a schema ("" when there is none).
+std::string ProtoObjectName(std::string_view encoded);
+
 // An encoded *List -> its items as Objects (without kind and apiVersion, like the server's JSON
 // lists) and its list metadata.
 StatusOr<ObjectList> ProtoListToObjects(const ProtoSchema& schema, std::string_view encoded);

@@ -126,6 +126,19 @@ StatusOr<ObjectPtr> ProtoObjectToObject(const ProtoSchema& schema, std::string_v
   return Object::FromParts(std::move(json).value(), std::move(f));
 }
 
+std::string ProtoObjectName(std::string_view encoded) {
+  auto env = ReadEnvelope(encoded);
+  if (!env.ok()) return "";
+  Reader r(env->raw);
+  while (!r.done()) {
+    Item it;
+    if (!r.Next(it).ok()) return "";
+    Object::Fields f;
+    if (it.number == 1 && it.wire == 2 && ReadMeta(it.data, f).ok()) return f.name;
+  }
+  return "";
+}
+
 StatusOr<ObjectList> ProtoListToObjects(const ProtoSchema& schema, std::string_view encoded) {
   auto env = ReadEnvelope(encoded);
   if (!env.ok()) return env.status();

@@ -219,4 +219,25 @@ web::http::client::http_client_config MakeHttpClientConfig(const RestConfig& con
   return c;
 }
 
+Status ValidateRestConfig(const RestConfig& config) {
+  if (config.host.empty()) return InvalidArgumentError("rest config: host is empty");
+  if (config.host.rfind("https://", 0) != 0 && config.host.rfind("http://", 0) != 0) {
+    return InvalidArgumentError("rest config: host must be an http(s) URL: " + config.host);
+  }
+  if (config.client_cert_pem.empty() != config.client_key_pem.empty()) {
+    return InvalidArgumentError("rest config: client certificate and key must be set together");
+  }
+  auto has_crlf = [](const std::string& v) { return v.find_first_of("\r\n") != std::string::npos; };
+  const ImpersonationConfig& imp = config.impersonate;
+  bool bad_header = has_crlf(imp.user) || has_crlf(imp.uid) || has_crlf(config.bearer_token) ||
+                    has_crlf(config.user_agent);
+  for (const auto& g : imp.groups) bad_header |= has_crlf(g);
+  for (const auto& [k, values] : imp.extra) {
+    bad_header |= has_crlf(k);
+    for (const auto& v : values) bad_header |= has_crlf(v);
+  }
+  if (bad_header) return InvalidArgumentError("rest config: header values must not contain CR/LF");
+  return OkStatus();
+}
+
 }  // namespace draco::k8s::rest_internal

@@ -46,6 +46,9 @@ void AppendListOptions(web::uri_builder& b, const ListOptions& o, bool watch);
 web::http::client::http_client_config MakeHttpClientConfig(const RestConfig& config,
                                                            X509StorePtr trust,
                                                            std::chrono::milliseconds timeout);
+// INVALID_ARGUMENT for a config NewRestClient refuses: no or a non-HTTP(S) host, a client
+// certificate without its key (or the reverse), CR/LF in a header value.
+Status ValidateRestConfig(const RestConfig& config);
 // "v1" for the core group, else "group/version".
 std::string ApiVersionOf(const GroupVersionResource& gvr);
 // An error response's body as JSON: a protobuf Status (`protobuf`) is transcoded with `schema`

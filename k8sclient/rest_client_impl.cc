@@ -178,8 +178,8 @@ class RestClientImpl final : public RestClient {
                                std::string_view body, const CreateOptions& opts) override {
     web::uri_builder b(ResourcePath(gvr, ns));
     AppendWriteOptions(b, opts.field_manager, opts.dry_run);
-    return Body(
-        Do({http::methods::POST, b.to_string(), std::string(body), "application/json", false}));
+    return Write({http::methods::POST, b.to_string(), std::string(body), "application/json", false},
+                 gvr, ns, "");
   }
 
   StatusOr<std::string> Update(const GroupVersionResource& gvr, std::string_view ns,
@@ -187,8 +187,8 @@ class RestClientImpl final : public RestClient {
                                const UpdateOptions& opts) override {
     web::uri_builder b(ResourcePath(gvr, ns, name));
     AppendWriteOptions(b, opts.field_manager, opts.dry_run);
-    return Body(
-        Do({http::methods::PUT, b.to_string(), std::string(body), "application/json", false}));
+    return Write({http::methods::PUT, b.to_string(), std::string(body), "application/json", false},
+                 gvr, ns, name);
   }
 
   StatusOr<std::string> UpdateStatus(const GroupVersionResource& gvr, std::string_view ns,
@@ -196,8 +196,8 @@ class RestClientImpl final : public RestClient {
                                      const UpdateOptions& opts) override {
     web::uri_builder b(ResourcePath(gvr, ns, name, "status"));
     AppendWriteOptions(b, opts.field_manager, opts.dry_run);
-    return Body(
-        Do({http::methods::PUT, b.to_string(), std::string(body), "application/json", false}));
+    return Write({http::methods::PUT, b.to_string(), std::string(body), "application/json", false},
+                 gvr, ns, name);
   }
 
   StatusOr<std::string> Patch(const GroupVersionResource& gvr, std::string_view ns,
@@ -209,17 +209,17 @@ class RestClientImpl final : public RestClient {
     web::uri_builder b(ResourcePath(gvr, ns, name, subresource));
     AppendWriteOptions(b, opts.field_manager, opts.dry_run);
     if (opts.force && type == PatchType::kApply) b.append_query("force", "true");
-    return Body(Do({http::methods::PATCH, b.to_string(), std::string(body),
-                    std::string(PatchContentType(type)), false}));
+    return Write({http::methods::PATCH, b.to_string(), std::string(body),
+                  std::string(PatchContentType(type)), false},
+                 gvr, ns, name);
   }
 
   StatusOr<std::string> Delete(const GroupVersionResource& gvr, std::string_view ns,
                                std::string_view name, const DeleteOptions& opts) override {
     web::uri_builder b(ResourcePath(gvr, ns, name));
     if (opts.dry_run) b.append_query("dryRun", "All");
-    std::string body = DeleteOptionsJson(opts);
-    return Body(
-        Do({http::methods::DEL, b.to_string(), std::move(body), "application/json", false}));
+    return Write({http::methods::DEL, b.to_string(), DeleteOptionsJson(opts), "application/json"},
+                 gvr, ns, name);
   }
 
   void Cancel() override {
@@ -501,6 +501,24 @@ class RestClientImpl final : public RestClient {
     return std::move(r->body);
   }
 
+  // A write (JSON body) whose answer comes in protobuf when the schema serves `gvr`. An answer it
+  // does not cover turns the group/version to JSON; the write was made, so the object is read
+  // back (as JSON) instead of being written again.
+  StatusOr<std::string> Write(Request r, const GroupVersionResource& gvr, std::string_view ns,
+                              std::string_view name) {
+    const std::string api_version = ApiVersionOf(gvr);
+    if (proto_->Wants(api_version)) r.accept = ProtoNegotiator::kAcceptProtobuf;
+    StatusOr<Response> resp = Do(r);
+    if (!resp.ok() || !resp->protobuf) return Body(std::move(resp));
+    auto json = ProtoObjectToJson(*proto_->schema(), resp->body);
+    if (json.ok()) return json;
+    proto_->Refuse(api_version, json.status());
+    auto live = Get(gvr, ns, name.empty() ? ProtoObjectName(resp->body) : std::string(name), {});
+    return live.ok() || !IsNotFound(live.status())
+               ? live
+               : std::string(R"({"kind":"Status","apiVersion":"v1","status":"Success"})");
+  }
+
   // A read of `gvr`: in protobuf when the schema serves it (decoded by `from_proto`), else JSON
   // (`from_json`); a response the schema does not cover turns the group/version to JSON and the
   // read is made again.
@@ -551,23 +569,7 @@ Status SetTransportThreads(size_t threads) {
 }
 
 StatusOr<std::unique_ptr<RestClient>> NewRestClient(const RestConfig& config, Clock& clock) {
-  if (config.host.empty()) return InvalidArgumentError("rest config: host is empty");
-  if (config.host.rfind("https://", 0) != 0 && config.host.rfind("http://", 0) != 0) {
-    return InvalidArgumentError("rest config: host must be an http(s) URL: " + config.host);
-  }
-  if (config.client_cert_pem.empty() != config.client_key_pem.empty()) {
-    return InvalidArgumentError("rest config: client certificate and key must be set together");
-  }
-  auto has_crlf = [](const std::string& v) { return v.find_first_of("\r\n") != std::string::npos; };
-  const ImpersonationConfig& imp = config.impersonate;
-  bool bad_header = has_crlf(imp.user) || has_crlf(imp.uid) || has_crlf(config.bearer_token) ||
-                    has_crlf(config.user_agent);
-  for (const auto& g : imp.groups) bad_header |= has_crlf(g);
-  for (const auto& [k, values] : imp.extra) {
-    bad_header |= has_crlf(k);
-    for (const auto& v : values) bad_header |= has_crlf(v);
-  }
-  if (bad_header) return InvalidArgumentError("rest config: header values must not contain CR/LF");
+  DRACO_RETURN_IF_ERROR(rest_internal::ValidateRestConfig(config));
   // The CA bundle is parsed once, into the store every connection shares (and refused when it
   // holds no certificate), before the client certificate and key are checked.
   DRACO_ASSIGN_OR_RETURN(X509StorePtr trust, TrustStoreFor(config.ca_pem, GetSystemTrust()));

@@ -215,5 +215,72 @@ TEST_F(ProtoSchemaIntegrationTest, GetWatchAndErrorsEqualTheServersJson) {
   }
 }
 
+TEST_F(ProtoSchemaIntegrationTest, WriteAnswersEqualTheServersJson) {
+  auto same_as_live = [&](const StatusOr<std::string>& answer, const GroupVersionResource& gvr,
+                          const std::string& name) {
+    ASSERT_TRUE(answer.ok()) << answer.status();
+    auto live = json_->Get(gvr, ns_, name);
+    ASSERT_TRUE(live.ok()) << live.status();
+    rapidjson::Document a, l;
+    a.Parse(answer->c_str());
+    l.Parse(live->c_str());
+    EXPECT_EQ(a, l) << "answer " << *answer << "\nlive   " << *live;
+  };
+  same_as_live(proto_->Create(kClaims, ns_, kClaim), kClaims, "c1");
+  same_as_live(proto_->Patch(kClaims, ns_, "c1", k8s::PatchType::kMergePatch,
+                             R"({"metadata":{"finalizers":["draco.dev/it"]}})"),
+               kClaims, "c1");
+  same_as_live(proto_->Create(k8s::kPods, ns_, kPod), k8s::kPods, "rich");
+  auto pod = json_->Get(k8s::kPods, ns_, "rich");
+  ASSERT_TRUE(pod.ok());
+  same_as_live(proto_->Update(k8s::kPods, ns_, "rich", *pod), k8s::kPods, "rich");
+  // Deleting an object a finalizer holds answers the object; then the finalizer goes.
+  same_as_live(proto_->Delete(kClaims, ns_, "c1"), kClaims, "c1");
+  auto gone = proto_->Patch(kClaims, ns_, "c1", k8s::PatchType::kMergePatch,
+                            R"({"metadata":{"finalizers":null}})");
+  ASSERT_TRUE(gone.ok()) << gone.status();
+  EXPECT_TRUE(k8s::IsNotFound(json_->Get(kClaims, ns_, "c1").status()));
+  // An answer that is an error is a protobuf Status.
+  ASSERT_TRUE(proto_->Create(kClaims, ns_, R"({"metadata":{"name":"x"},"spec":{}})").ok());
+  auto again = proto_->Create(kClaims, ns_, R"({"metadata":{"name":"x"},"spec":{}})");
+  EXPECT_TRUE(k8s::IsAlreadyExists(again.status())) << again.status();
+  EXPECT_EQ(protobuf_responses_.load(), 8);
+}
+
+TEST_F(ProtoSchemaIntegrationTest, AnswersTheSchemaDoesNotCoverFallBackToJson) {
+  // A schema that lacks a field every object has (as an older schema lacks a newer server's).
+  std::string text(KubeProtoSchemaText());
+  const std::string field = " 8,creationTimestamp,t,oz";
+  ASSERT_NE(text.find(field), std::string::npos);
+  text.erase(text.find(field), field.size());
+  auto old = k8s::ProtoSchema::Parse(text);
+  ASSERT_TRUE(old.ok()) << old.status();
+  auto cfg = k8s::LoadKubeconfig(k8s::testing::E2eDir() + "/kubeconfig", "draco-e2e");
+  ASSERT_TRUE(cfg.ok());
+  cfg->protobuf = *old;
+  int protobuf = 0;
+  cfg->observer = [&](const k8s::RestConfig::RequestEvent& e) { protobuf += e.protobuf ? 1 : 0; };
+  auto client = k8s::NewRestClient(*cfg);
+  ASSERT_TRUE(client.ok());
+  // The write is made once: its answer is not understood, so the object is read back as JSON.
+  auto created = (*client)->Create(kClaims, ns_, kClaim);
+  ASSERT_TRUE(created.ok()) << created.status();
+  auto live = json_->Get(kClaims, ns_, "c1");
+  ASSERT_TRUE(live.ok());
+  rapidjson::Document a, l;
+  a.Parse(created->c_str());
+  l.Parse(live->c_str());
+  EXPECT_EQ(a, l);
+  EXPECT_EQ(protobuf, 1);
+  // From then on the group/version is read as JSON; others still in protobuf until they fail.
+  auto list = (*client)->List(kClaims, ns_, {});
+  ASSERT_TRUE(list.ok());
+  EXPECT_EQ(list->items.size(), 1u);
+  EXPECT_EQ(protobuf, 1);
+  auto pods = (*client)->List(k8s::kPods, ns_, {});
+  ASSERT_TRUE(pods.ok()) << pods.status();  // an empty list has no object to fail on
+  EXPECT_EQ(protobuf, 2);
+}
+
 }  // namespace
 }  // namespace draco::run

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "controller/run/proto_schema.h"
+
 namespace draco::run {
 namespace {
 
@@ -136,6 +138,24 @@ TEST(ParseFlagsTest, PinAllocatedNode) {
   EXPECT_FALSE(Parse({"--http-transport=cpprestsdk"})->direct_transport);
   EXPECT_TRUE(Parse({"--http-transport", "direct"})->direct_transport);
   EXPECT_FALSE(Parse({"--http-transport=curl"}).ok());
+  EXPECT_TRUE(Parse({})->protobuf);
+  EXPECT_FALSE(Parse({"--api-encoding=json"})->protobuf);
+  EXPECT_TRUE(Parse({"--api-encoding", "protobuf"})->protobuf);
+  EXPECT_FALSE(Parse({"--api-encoding=cbor"}).ok());
+  EXPECT_NE(FlagUsage().find("--api-encoding"), std::string::npos);
+  // The built-in schema parses and serves the kinds draco reads.
+  auto schema = KubeProtoSchema();
+  ASSERT_NE(schema, nullptr);
+  for (const auto& [api_version, kind] : std::vector<std::pair<std::string, std::string>>{
+           {"v1", "Pod"},
+           {"v1", "NodeList"},
+           {"resource.k8s.io/v1", "ResourceClaim"},
+           {"resource.k8s.io/v1", "ResourceSliceList"},
+           {"coordination.k8s.io/v1", "Lease"},
+           {"scheduling.k8s.io/v1beta1", "PodGroup"}}) {
+    EXPECT_NE(schema->FindKind(api_version, kind), nullptr) << api_version << " " << kind;
+  }
+  EXPECT_FALSE(schema->ServesGroupVersion("draco.dev/v1alpha1"));
 }
 
 TEST(ParseFlagsTest, FeatureGates) {
