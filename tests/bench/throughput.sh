@@ -285,7 +285,7 @@ cost_table() {
   echo "(own = draco, or upstream's resourceclaim kube-controller-manager; CPU per pod in ms; own RSS is the peak)"
   for side_name in upstream draco; do
     r=${side_name}_result
-    [[ -n ${!r} && ${!r} == *own_rss_warm_kb* ]] || continue
+    [[ $MODE == steady && -n ${!r} && ${!r} == *own_rss_warm_kb* ]] || continue
     printf '%-9s RSS MiB after 60 s -> at the end: own %s -> %s, kube-scheduler %s -> %s\n' "$side_name" \
       "$(awk -v k="$(field "${!r}" own_rss_warm_kb)" 'BEGIN{printf "%.0f", k/1024}')" \
       "$(awk -v k="$(field "${!r}" own_rss_end_kb)" 'BEGIN{printf "%.0f", k/1024}')" \
