@@ -76,7 +76,7 @@ ObjectPtr Object::FromParts(std::string json, Fields f) {
   obj->labels_ = std::move(f.labels);
   obj->annotations_ = std::move(f.annotations);
   obj->has_deletion_timestamp_ = f.has_deletion_timestamp;
-  return ObjectPtr(std::move(obj));
+  return obj;
 }
 
 StatusOr<ObjectPtr> Object::FromValue(const rapidjson::Value& value) {

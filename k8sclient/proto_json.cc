@@ -2,6 +2,7 @@
 #include "k8sclient/proto_json.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <ctime>
 
@@ -27,17 +28,17 @@ bool IsVarintType(Type t) { return t == Type::kBool || t == Type::kInt || t == T
 std::string FormatTime(int64_t seconds, int64_t micros, bool micro) {
   // Range of years 0..9999, as Go's RFC 3339 formatting (and the API server) allows.
   if (seconds < -62135596800LL || seconds > 253402300799LL) return {};
-  std::time_t t = static_cast<std::time_t>(seconds);
+  auto t = static_cast<std::time_t>(seconds);
   std::tm tm{};
   if (gmtime_r(&t, &tm) == nullptr) return {};
-  char buf[40];
-  size_t n = std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
+  std::array<char, 40> buf{};
+  size_t n = std::strftime(buf.data(), buf.size(), "%Y-%m-%dT%H:%M:%S", &tm);
   if (n == 0) return {};
-  std::string out(buf, n);
+  std::string out(buf.data(), n);
   if (micro) {
-    char frac[16];
-    std::snprintf(frac, sizeof(frac), ".%06lld", static_cast<long long>(micros));
-    out += frac;
+    std::array<char, 16> frac{};
+    std::snprintf(frac.data(), frac.size(), ".%06lld", static_cast<long long>(micros));
+    out += frac.data();
   }
   out += 'Z';
   return out;
@@ -310,7 +311,7 @@ class Transcoder {
   }
 
   Status Base64(std::string_view data) {
-    static constexpr char kAlphabet[] =
+    static constexpr std::string_view kAlphabet =
         "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     std::string out;
     out.reserve((data.size() + 2) / 3 * 4);

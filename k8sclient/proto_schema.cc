@@ -36,10 +36,18 @@ std::vector<std::string_view> Words(std::string_view s) {
 
 bool TypeFromCode(std::string_view code, ProtoSchema::Type& type) {
   using T = ProtoSchema::Type;
-  static const std::pair<std::string_view, T> kCodes[] = {
-      {"s", T::kString},   {"b", T::kBool},          {"i", T::kInt},  {"u", T::kUint},
-      {"d", T::kDouble},   {"y", T::kBytes},         {"t", T::kTime}, {"mt", T::kMicroTime},
-      {"q", T::kQuantity}, {"ios", T::kIntOrString}, {"raw", T::kRaw}};
+  static constexpr std::array<std::pair<std::string_view, T>, 11> kCodes = {
+      {{"s", T::kString},
+       {"b", T::kBool},
+       {"i", T::kInt},
+       {"u", T::kUint},
+       {"d", T::kDouble},
+       {"y", T::kBytes},
+       {"t", T::kTime},
+       {"mt", T::kMicroTime},
+       {"q", T::kQuantity},
+       {"ios", T::kIntOrString},
+       {"raw", T::kRaw}}};
   for (const auto& [c, t] : kCodes) {
     if (c == code) {
       type = t;
@@ -52,7 +60,8 @@ bool TypeFromCode(std::string_view code, ProtoSchema::Type& type) {
 }  // namespace
 
 StatusOr<std::shared_ptr<const ProtoSchema>> ProtoSchema::Parse(std::string_view text) {
-  auto schema = std::shared_ptr<ProtoSchema>(new ProtoSchema());
+  // NOLINTNEXTLINE(modernize-make-shared): the constructor is private
+  std::shared_ptr<ProtoSchema> schema(new ProtoSchema());
   struct Pending {
     Field* field;
     std::string message;
@@ -76,8 +85,9 @@ StatusOr<std::shared_ptr<const ProtoSchema>> ProtoSchema::Parse(std::string_view
     msg->fields.reserve(w.size() - 2);
     for (size_t i = 2; i < w.size(); ++i) {
       auto parts = Split(w[i], ',');
-      if (parts.size() != 4)
+      if (parts.size() != 4) {
         return SchemaError(line_no, "field needs 4 parts: " + std::string(w[i]));
+      }
       Field f;
       auto [p, ec] = std::from_chars(parts[0].data(), parts[0].data() + parts[0].size(), f.number);
       if (ec != std::errc() || p != parts[0].data() + parts[0].size() || f.number == 0 ||
@@ -145,8 +155,11 @@ StatusOr<std::shared_ptr<const ProtoSchema>> ProtoSchema::Parse(std::string_view
   }
   for (auto& [key, message] : kinds) {
     auto it = schema->messages_.find(message);
-    if (it == schema->messages_.end())
-      return SchemaError(0, "kind " + key + ": no message " + message);
+    if (it == schema->messages_.end()) {
+      std::string what = "kind ";
+      what.append(key).append(": no message ").append(message);
+      return SchemaError(0, what);
+    }
     schema->kinds_[key] = it->second.get();
     if (key.ends_with(" Status")) schema->status_["Status"] = it->second.get();
   }
@@ -168,7 +181,7 @@ bool ProtoSchema::ServesGroupVersion(std::string_view api_version) const {
   std::string prefix(api_version);
   prefix.push_back(' ');
   auto it = kinds_.lower_bound(prefix);
-  return it != kinds_.end() && std::string_view(it->first).starts_with(prefix);
+  return it != kinds_.end() && it->first.starts_with(prefix);
 }
 
 bool IsProtobufContentType(std::string_view content_type) {

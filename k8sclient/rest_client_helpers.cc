@@ -191,7 +191,7 @@ std::string JoinAsHeaderLines(const std::string& name, const std::vector<std::st
 }
 
 web::http::client::http_client_config MakeHttpClientConfig(const RestConfig& config,
-                                                           X509StorePtr trust,
+                                                           const X509StorePtr& trust,
                                                            std::chrono::milliseconds timeout) {
   web::http::client::http_client_config c;
   if (timeout.count() > 0) c.set_timeout(timeout);

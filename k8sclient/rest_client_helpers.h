@@ -44,7 +44,7 @@ void AppendListOptions(web::uri_builder& b, const ListOptions& o, bool watch);
 // cpprestsdk's client configuration: `timeout`, gzip for large responses, TLS that trusts only
 // `trust` and presents the config's client certificate.
 web::http::client::http_client_config MakeHttpClientConfig(const RestConfig& config,
-                                                           X509StorePtr trust,
+                                                           const X509StorePtr& trust,
                                                            std::chrono::milliseconds timeout);
 // INVALID_ARGUMENT for a config NewRestClient refuses: no or a non-HTTP(S) host, a client
 // certificate without its key (or the reverse), CR/LF in a header value.

@@ -104,7 +104,8 @@ Status WatchDecoder::FeedFrames(std::string_view bytes, std::deque<WatchEvent>& 
       break;
     }
     if (buf_.size() - pos - 4 < len) break;
-    auto ev = DecodeFrame(*proto_, std::string_view(buf_).substr(pos + 4, len));
+    const std::string_view frames = buf_;
+    auto ev = DecodeFrame(*proto_, frames.substr(pos + 4, len));
     pos += 4 + len;
     if (!ev.ok()) {
       result = ev.status();

@@ -5,7 +5,7 @@
 namespace draco::run {
 
 std::shared_ptr<const k8s::ProtoSchema> KubeProtoSchema() {
-  static const std::shared_ptr<const k8s::ProtoSchema> schema = [] {
+  static const std::shared_ptr<const k8s::ProtoSchema> kSchema = [] {
     auto parsed = k8s::ProtoSchema::Parse(KubeProtoSchemaText());
     if (!parsed.ok()) {
       spdlog::error("built-in protobuf schema: {}; reading JSON only", parsed.status().message());
@@ -13,7 +13,7 @@ std::shared_ptr<const k8s::ProtoSchema> KubeProtoSchema() {
     }
     return std::move(parsed).value();
   }();
-  return schema;
+  return kSchema;
 }
 
 }  // namespace draco::run
