@@ -10,6 +10,18 @@
 namespace draco::k8s {
 namespace {
 Status DataLossError(std::string m) { return {StatusCode::kDataLoss, std::move(m)}; }
+
+// The event type named `name` (ADDED, MODIFIED, DELETED, BOOKMARK, ERROR); false if none.
+bool EventType(std::string_view name, WatchEvent::Type& type) {
+  for (auto t : {WatchEvent::Type::kAdded, WatchEvent::Type::kModified, WatchEvent::Type::kDeleted,
+                 WatchEvent::Type::kBookmark, WatchEvent::Type::kError}) {
+    if (WatchEventTypeName(t) == name) {
+      type = t;
+      return true;
+    }
+  }
+  return false;
+}
 }  // namespace
 
 std::string_view WatchEventTypeName(WatchEvent::Type t) {
@@ -47,20 +59,11 @@ StatusOr<WatchEvent> WatchDecoder::DecodeLine(std::string_view line) {
   }
   std::string_view type(type_it->value.GetString(), type_it->value.GetStringLength());
   WatchEvent ev;
-  if (type == "ADDED") {
-    ev.type = WatchEvent::Type::kAdded;
-  } else if (type == "MODIFIED") {
-    ev.type = WatchEvent::Type::kModified;
-  } else if (type == "DELETED") {
-    ev.type = WatchEvent::Type::kDeleted;
-  } else if (type == "BOOKMARK") {
-    ev.type = WatchEvent::Type::kBookmark;
-  } else if (type == "ERROR") {
-    ev.type = WatchEvent::Type::kError;
+  if (!EventType(type, ev.type))
+    return DataLossError("unknown watch event type " + std::string(type));
+  if (ev.type == WatchEvent::Type::kError) {
     ev.error = DecodeApiErrorObject(ToJson(obj_it->value)).ToStatus();
     return ev;
-  } else {
-    return DataLossError("unknown watch event type " + std::string(type));
   }
   auto obj = Object::FromValue(obj_it->value);
   if (!obj.ok()) return obj.status();
@@ -72,21 +75,10 @@ StatusOr<WatchEvent> WatchDecoder::DecodeFrame(const ProtoSchema& schema, std::s
   auto pe = ProtoWatchEventToJson(schema, frame);
   if (!pe.ok()) return pe.status();
   WatchEvent ev;
-  const std::string& type = pe->type;
-  if (type == "ADDED") {
-    ev.type = WatchEvent::Type::kAdded;
-  } else if (type == "MODIFIED") {
-    ev.type = WatchEvent::Type::kModified;
-  } else if (type == "DELETED") {
-    ev.type = WatchEvent::Type::kDeleted;
-  } else if (type == "BOOKMARK") {
-    ev.type = WatchEvent::Type::kBookmark;
-  } else if (type == "ERROR") {
-    ev.type = WatchEvent::Type::kError;
+  if (!EventType(pe->type, ev.type)) return DataLossError("unknown watch event type " + pe->type);
+  if (ev.type == WatchEvent::Type::kError) {
     ev.error = DecodeApiErrorObject(pe->object_json).ToStatus();
     return ev;
-  } else {
-    return DataLossError("unknown watch event type " + type);
   }
   ev.object = std::move(pe->object);
   return ev;
