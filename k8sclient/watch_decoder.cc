@@ -59,8 +59,9 @@ StatusOr<WatchEvent> WatchDecoder::DecodeLine(std::string_view line) {
   }
   std::string_view type(type_it->value.GetString(), type_it->value.GetStringLength());
   WatchEvent ev;
-  if (!EventType(type, ev.type))
+  if (!EventType(type, ev.type)) {
     return DataLossError("unknown watch event type " + std::string(type));
+  }
   if (ev.type == WatchEvent::Type::kError) {
     ev.error = DecodeApiErrorObject(ToJson(obj_it->value)).ToStatus();
     return ev;
