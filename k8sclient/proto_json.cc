@@ -73,6 +73,17 @@ class Transcoder {
       if (auto s = FieldValue(*order[i].first, order, i, j, depth); !s.ok()) return s;
       i = j;
     }
+    // encoding/json writes a nil slice, map or pointer without omitempty as null; the server's
+    // objects come from protobuf storage, where an empty one is nil too.
+    size_t k = 0;
+    for (const Field& f : msg.fields) {
+      while (k < order.size() && order[k].first->order < f.order) ++k;
+      const bool present = k < order.size() && order[k].first == &f;
+      if (!present && !f.omitempty && !f.inline_fields && (f.repeated || f.map || f.pointer)) {
+        w_.Key(f.json.data(), static_cast<rapidjson::SizeType>(f.json.size()));
+        w_.Null();
+      }
+    }
     return OkStatus();
   }
 

@@ -55,7 +55,7 @@ M t.Tree 1,child,m:t.Tree,op
 M t.Meta 1,name,s,o 3,namespace,s,o 6,resourceVersion,s,o 7,gen,i,o 8,created,t,oz 9,deleted,t,op 11,labels,map:s,o
 M t.Source 1,path,s,o 2,size,q,op
 M t.Widget 1,metadata,m:t.Meta,o 2,,m:t.Source,n 3,count,i, 4,ratio,i,op 5,on,b,o 6,tags,s,or 7,ids,i,or 8,port,ios, 9,params,raw, 10,blob,y,o 11,renew,mt,op 12,parts,m:t.Part,or 13,caps,map:m:t.Part,o
-M t.Part 1,name,s, 2,n,i,o
+M t.Part 1,name,s, 2,n,i,o 3,list,s,r
 M t.Status 3,status,s,o 4,message,s,o 5,reason,s,o 6,code,i,o
 )";
 
@@ -96,14 +96,16 @@ TEST(ProtoJsonTest, TranscodesEveryJsonRule) {
   ASSERT_TRUE(json.ok()) << json.status();
   // omitempty drops the zero gen and on; count (no omitempty) and the pointer ratio stay; the
   // zero deleted pointer time is null; the inline source's fields are the widget's; nanoseconds
-  // are dropped by Time and truncated to microseconds by MicroTime; packed ints are signed.
+  // are dropped by Time and truncated to microseconds by MicroTime; packed ints are signed; an
+  // absent list without omitempty is null, as encoding/json writes a nil slice.
   ExpectJson(*json, R"({"kind":"Widget","apiVersion":"v1",
     "metadata":{"name":"w","namespace":"ns","resourceVersion":"42","labels":{"a":"b","c":""},
                 "created":"2023-11-14T22:13:20Z","deleted":null},
     "path":"/x","size":"1500m","count":0,"ratio":0,"tags":["x","y"],"ids":[1,-2,300],
     "port":"http","params":{"k":[1,"two",null]},"blob":"AAH/",
     "renew":"2023-11-14T22:13:20.123456Z",
-    "parts":[{"name":"p0"},{"name":"p1","n":7}],"caps":{"m":{"name":"q","n":2}}})");
+    "parts":[{"name":"p0","list":null},{"name":"p1","n":7,"list":null}],
+    "caps":{"m":{"name":"q","n":2,"list":null}}})");
 }
 
 TEST(ProtoJsonTest, ZeroTimesAndIntPorts) {
