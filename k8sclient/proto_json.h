@@ -110,20 +110,20 @@ std::string ProtoObjectName(std::string_view encoded);
 StatusOr<ObjectList> ProtoListToObjects(const ProtoSchema& schema, std::string_view encoded);
 
 // One frame payload of a protobuf watch stream (metav1.WatchEvent{type, object: RawExtension
-// holding an encoded object}) -> `type` and the object's JSON text.
+// holding an encoded object}) -> `type` and the object (an ERROR's Status as JSON text).
 struct ProtoWatchEvent {
   std::string type;
   std::string object_json;  // for ERROR (a Status)
   ObjectPtr object;         // for every other type
 };
-StatusOr<ProtoWatchEvent> ProtoWatchEventToJson(const ProtoSchema& schema, std::string_view frame);
+StatusOr<ProtoWatchEvent> DecodeProtoWatchEvent(const ProtoSchema& schema, std::string_view frame);
 
 // Whether a Content-Type header value names Kubernetes protobuf.
 bool IsProtobufContentType(std::string_view content_type);
 
-// Which reads a client asks in protobuf: those of group/versions the schema serves, until a
-// response of that group/version could not be transcoded (then JSON for the client's lifetime,
-// logged once). Thread-safe.
+// Which reads and write answers a client asks in protobuf: those of group/versions the schema
+// serves, until a response of that group/version could not be transcoded (then JSON for the
+// client's lifetime, logged once). Thread-safe.
 class ProtoNegotiator {
  public:
   static constexpr std::string_view kAcceptProtobuf =

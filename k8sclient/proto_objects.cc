@@ -94,35 +94,38 @@ StatusOr<std::string> Transcode(const Message& msg, std::string_view raw,
   return std::string(sb.GetString(), sb.GetSize());
 }
 
-StatusOr<const Message*> KindMessage(const ProtoSchema& schema, const Envelope& env) {
-  const Message* msg = schema.FindKind(env.api_version, env.kind);
+// An encoded object's envelope and the schema's message for its kind.
+struct Opened {
+  Envelope env;
+  const Message* msg = nullptr;
+};
+StatusOr<Opened> Open(const ProtoSchema& schema, std::string_view encoded) {
+  auto env = ReadEnvelope(encoded);
+  if (!env.ok()) return env.status();
+  const Message* msg = schema.FindKind(env->api_version, env->kind);
   if (msg == nullptr) {
-    return Bad("kind " + std::string(env.api_version) + " " + std::string(env.kind) +
+    return Bad("kind " + std::string(env->api_version) + " " + std::string(env->kind) +
                " is not in the schema");
   }
-  return msg;
+  return Opened{*env, msg};
 }
 
 }  // namespace
 
 StatusOr<std::string> ProtoObjectToJson(const ProtoSchema& schema, std::string_view encoded) {
-  auto env = ReadEnvelope(encoded);
-  if (!env.ok()) return env.status();
-  auto msg = KindMessage(schema, *env);
-  if (!msg.ok()) return msg.status();
-  return Transcode(**msg, env->raw, env->api_version, env->kind, nullptr);
+  auto o = Open(schema, encoded);
+  if (!o.ok()) return o.status();
+  return Transcode(*o->msg, o->env.raw, o->env.api_version, o->env.kind, nullptr);
 }
 
 StatusOr<ObjectPtr> ProtoObjectToObject(const ProtoSchema& schema, std::string_view encoded) {
-  auto env = ReadEnvelope(encoded);
-  if (!env.ok()) return env.status();
-  auto msg = KindMessage(schema, *env);
-  if (!msg.ok()) return msg.status();
+  auto o = Open(schema, encoded);
+  if (!o.ok()) return o.status();
   Object::Fields f;
-  auto json = Transcode(**msg, env->raw, env->api_version, env->kind, &f);
+  auto json = Transcode(*o->msg, o->env.raw, o->env.api_version, o->env.kind, &f);
   if (!json.ok()) return json.status();
-  f.api_version = std::string(env->api_version);
-  f.kind = std::string(env->kind);
+  f.api_version = std::string(o->env.api_version);
+  f.kind = std::string(o->env.kind);
   return Object::FromParts(std::move(json).value(), std::move(f));
 }
 
@@ -140,16 +143,14 @@ std::string ProtoObjectName(std::string_view encoded) {
 }
 
 StatusOr<ObjectList> ProtoListToObjects(const ProtoSchema& schema, std::string_view encoded) {
-  auto env = ReadEnvelope(encoded);
-  if (!env.ok()) return env.status();
-  auto msg = KindMessage(schema, *env);
-  if (!msg.ok()) return msg.status();
-  const Field* items_field = (*msg)->Find(2);
+  auto o = Open(schema, encoded);
+  if (!o.ok()) return o.status();
+  const Field* items_field = o->msg->Find(2);
   if (items_field == nullptr || items_field->type != Type::kMessage || !items_field->repeated) {
-    return Bad(std::string(env->kind) + " is not a list");
+    return Bad(std::string(o->env.kind) + " is not a list");
   }
   std::vector<Item> items;
-  if (auto s = Scan(env->raw, items); !s.ok()) return s;
+  if (auto s = Scan(o->env.raw, items); !s.ok()) return s;
   ObjectList out;
   out.items.reserve(items.size());
   for (const auto& it : items) {
@@ -167,14 +168,14 @@ StatusOr<ObjectList> ProtoListToObjects(const ProtoSchema& schema, std::string_v
       if (!json.ok()) return json.status();
       out.items.push_back(Object::FromParts(std::move(json).value(), std::move(f)));
     } else {
-      return Bad("field " + std::to_string(it.number) + " of " + std::string(env->kind) +
+      return Bad("field " + std::to_string(it.number) + " of " + std::string(o->env.kind) +
                  " is not understood");
     }
   }
   return out;
 }
 
-StatusOr<ProtoWatchEvent> ProtoWatchEventToJson(const ProtoSchema& schema, std::string_view frame) {
+StatusOr<ProtoWatchEvent> DecodeProtoWatchEvent(const ProtoSchema& schema, std::string_view frame) {
   std::vector<Item> items;
   if (auto s = Scan(frame, items); !s.ok()) return s;
   ProtoWatchEvent ev;

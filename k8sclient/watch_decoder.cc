@@ -73,7 +73,7 @@ StatusOr<WatchEvent> WatchDecoder::DecodeLine(std::string_view line) {
 }
 
 StatusOr<WatchEvent> WatchDecoder::DecodeFrame(const ProtoSchema& schema, std::string_view frame) {
-  auto pe = ProtoWatchEventToJson(schema, frame);
+  auto pe = DecodeProtoWatchEvent(schema, frame);
   if (!pe.ok()) return pe.status();
   WatchEvent ev;
   if (!EventType(pe->type, ev.type)) return DataLossError("unknown watch event type " + pe->type);
