@@ -44,13 +44,20 @@ std::string FormatTime(int64_t seconds, int64_t micros, bool micro) {
   return out;
 }
 
+// Field numbers of metav1.ObjectMeta, field 1 of every kind's message.
+constexpr uint32_t kMetadataField = 1;
+constexpr uint32_t kManagedFieldsField = 17;
+
 class Transcoder {
  public:
-  explicit Transcoder(Writer& w) : w_(w) {}
+  Transcoder(Writer& w, bool drop_managed_fields)
+      : w_(w), drop_managed_fields_(drop_managed_fields) {}
 
-  // Writes the members of `msg` (read from `data`) into the object being written.
+  // Writes the members of `msg` (read from `data`) into the object being written; depth 0 is
+  // the top-level object.
   Status Members(const Message& msg, std::string_view data, int depth) {
     if (depth > kMaxDepth) return Bad("nesting too deep");
+    const bool in_metadata = depth == 1 && in_top_metadata_;
     std::vector<Item> items;
     if (auto s = Scan(data, items); !s.ok()) return s;
     // Items of one field together, fields in Go struct order (JSON key order); the wire order of
@@ -58,6 +65,7 @@ class Transcoder {
     std::vector<std::pair<const Field*, const Item*>> order;
     order.reserve(items.size());
     for (const auto& it : items) {
+      if (in_metadata && it.number == kManagedFieldsField) continue;
       const Field* f = msg.Find(it.number);
       if (f == nullptr) {
         return Bad("field " + std::to_string(it.number) + " of " + msg.name +
@@ -70,6 +78,8 @@ class Transcoder {
     for (size_t i = 0; i < order.size();) {
       size_t j = i + 1;
       while (j < order.size() && order[j].first == order[i].first) ++j;
+      in_top_metadata_ =
+          drop_managed_fields_ && depth == 0 && order[i].first->number == kMetadataField;
       if (auto s = FieldValue(*order[i].first, order, i, j, depth); !s.ok()) return s;
       i = j;
     }
@@ -348,6 +358,8 @@ class Transcoder {
   }
 
   Writer& w_;
+  const bool drop_managed_fields_;
+  bool in_top_metadata_ = false;  // writing the top-level object's metadata, when dropping
 };
 
 }  // namespace
@@ -377,8 +389,9 @@ StatusOr<Envelope> ReadEnvelope(std::string_view encoded) {
   return env;
 }
 
-Status TranscodeMembers(const ProtoSchema::Message& msg, std::string_view data, Writer& w) {
-  Transcoder t(w);
+Status TranscodeMembers(const ProtoSchema::Message& msg, std::string_view data, Writer& w,
+                        bool drop_managed_fields) {
+  Transcoder t(w, drop_managed_fields);
   return t.Members(msg, data, 0);
 }
 

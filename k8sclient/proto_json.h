@@ -81,8 +81,22 @@ class ProtoSchema {
     }
   };
 
+  // How objects are read with the schema.
+  struct Options {
+    // The top-level object's metadata.managedFields is left out of every object read (as
+    // client-go's informers' TransformStripManagedFields does): often half of a pod's bytes, and
+    // read by no controller. An Update built from such an object carries no managedFields, which
+    // makes the API server keep the live ones. JSON responses are kept as the server sent them.
+    bool drop_managed_fields = false;
+  };
+
   // Parses the schema text; every message a field names must be defined.
-  static StatusOr<std::shared_ptr<const ProtoSchema>> Parse(std::string_view text);
+  static StatusOr<std::shared_ptr<const ProtoSchema>> Parse(std::string_view text,
+                                                           const Options& options);
+  static StatusOr<std::shared_ptr<const ProtoSchema>> Parse(std::string_view text) {
+    return Parse(text, Options{});
+  }
+  const Options& options() const { return options_; }
 
   // The message of `kind` served under `api_version`, or null. Status is found under any version.
   const Message* FindKind(std::string_view api_version, std::string_view kind) const;
@@ -90,6 +104,7 @@ class ProtoSchema {
   bool ServesGroupVersion(std::string_view api_version) const;
 
  private:
+  Options options_;
   std::map<std::string, std::unique_ptr<Message>, std::less<>> messages_;
   std::map<std::string, const Message*, std::less<>> kinds_;   // "apiVersion kind"
   std::map<std::string, const Message*, std::less<>> status_;  // kind Status by any version

@@ -52,9 +52,10 @@ K v1 WidgetList t.WidgetList
 M t.ListMeta 2,resourceVersion,s,o 3,continue,s,o 4,remainingItemCount,i,op
 M t.WidgetList 1,metadata,m:t.ListMeta,o 2,items,m:t.Widget,r
 M t.Tree 1,child,m:t.Tree,op
-M t.Meta 1,name,s,o 3,namespace,s,o 6,resourceVersion,s,o 7,gen,i,o 8,created,t,oz 9,deleted,t,op 11,labels,map:s,o
+M t.Meta 1,name,s,o 3,namespace,s,o 6,resourceVersion,s,o 7,gen,i,o 8,created,t,oz 9,deleted,t,op 11,labels,map:s,o 17,managedFields,m:t.Managed,or
+M t.Managed 1,manager,s,o 7,fieldsV1,raw,op
 M t.Source 1,path,s,o 2,size,q,op
-M t.Widget 1,metadata,m:t.Meta,o 2,,m:t.Source,n 3,count,i, 4,ratio,i,op 5,on,b,o 6,tags,s,or 7,ids,i,or 8,port,ios, 9,params,raw, 10,blob,y,o 11,renew,mt,op 12,parts,m:t.Part,or 13,caps,map:m:t.Part,o
+M t.Widget 1,metadata,m:t.Meta,o 2,,m:t.Source,n 3,count,i, 4,ratio,i,op 5,on,b,o 6,tags,s,or 7,ids,i,or 8,port,ios, 9,params,raw, 10,blob,y,o 11,renew,mt,op 12,parts,m:t.Part,or 13,caps,map:m:t.Part,o 14,template,m:t.Meta,op
 M t.Part 1,name,s, 2,n,i,o 3,list,s,r
 M t.Status 3,status,s,o 4,message,s,o 5,reason,s,o 6,code,i,o
 )";
@@ -106,6 +107,46 @@ TEST(ProtoJsonTest, TranscodesEveryJsonRule) {
     "renew":"2023-11-14T22:13:20.123456Z",
     "parts":[{"name":"p0","list":null},{"name":"p1","n":7,"list":null}],
     "caps":{"m":{"name":"q","n":2,"list":null}}})");
+}
+
+// Options::drop_managed_fields: the top-level object's managedFields go, nothing else does (a
+// nested ObjectMeta keeps them; lists and watch events drop them too).
+TEST(ProtoJsonTest, DropsTheTopLevelManagedFieldsOnly) {
+  std::string managed = Bytes(17, Bytes(1, "kubectl") + Bytes(7, Bytes(1, R"({"f:spec":{}})")));
+  std::string w = Bytes(1, Bytes(1, "m") + managed + Bytes(6, "7")) + Int(3, 1) +
+                  Bytes(9, Bytes(1, "{}")) + Bytes(14, Bytes(1, "t") + managed);
+  auto keep = Schema();
+  auto kept = ProtoObjectToJson(*keep, Envelope("v1", "Widget", w));
+  ASSERT_TRUE(kept.ok()) << kept.status();
+  ExpectJson(*kept, R"({"kind":"Widget","apiVersion":"v1",
+      "metadata":{"name":"m","resourceVersion":"7",
+                  "managedFields":[{"manager":"kubectl","fieldsV1":{"f:spec":{}}}]},
+      "count":1,"params":{},
+      "template":{"name":"t","managedFields":[{"manager":"kubectl","fieldsV1":{"f:spec":{}}}]}})");
+
+  ProtoSchema::Options o;
+  o.drop_managed_fields = true;
+  auto drop = ProtoSchema::Parse(kSchema, o);
+  ASSERT_TRUE(drop.ok()) << drop.status();
+  const std::string want = R"({"kind":"Widget","apiVersion":"v1",
+      "metadata":{"name":"m","resourceVersion":"7"},"count":1,"params":{},
+      "template":{"name":"t","managedFields":[{"manager":"kubectl","fieldsV1":{"f:spec":{}}}]}})";
+  auto json = ProtoObjectToJson(**drop, Envelope("v1", "Widget", w));
+  ASSERT_TRUE(json.ok()) << json.status();
+  ExpectJson(*json, want);
+  auto obj = ProtoObjectToObject(**drop, Envelope("v1", "Widget", w));
+  ASSERT_TRUE(obj.ok()) << obj.status();
+  ExpectJson((*obj)->json(), want);
+  EXPECT_EQ((*obj)->resource_version(), "7");
+  auto list = ProtoListToObjects(**drop, Envelope("v1", "WidgetList", Bytes(2, w)));
+  ASSERT_TRUE(list.ok()) << list.status();
+  ASSERT_EQ(list->items.size(), 1u);
+  EXPECT_EQ(list->items[0]->json().find(R"("metadata":{"name":"m","resourceVersion":"7"})"),
+            list->items[0]->json().find(R"("metadata")"));
+  auto ev = DecodeProtoWatchEvent(
+      **drop, Bytes(1, "MODIFIED") + Bytes(2, Bytes(1, Envelope("v1", "Widget", w))));
+  ASSERT_TRUE(ev.ok()) << ev.status();
+  ExpectJson(ev->object->json(), want);
 }
 
 TEST(ProtoJsonTest, ZeroTimesAndIntPorts) {

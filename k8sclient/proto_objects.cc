@@ -66,9 +66,9 @@ Status ReadMeta(std::string_view data, Object::Fields& f) {
 
 // `raw` (a `msg`) as JSON text, "kind" and "apiVersion" first when given, and as an Object when
 // `fields` is set (its metadata read from field 1, ObjectMeta in every kind).
-StatusOr<std::string> Transcode(const Message& msg, std::string_view raw,
-                                std::string_view api_version, std::string_view kind,
-                                Object::Fields* fields) {
+StatusOr<std::string> Transcode(const ProtoSchema& schema, const Message& msg,
+                                std::string_view raw, std::string_view api_version,
+                                std::string_view kind, Object::Fields* fields) {
   rapidjson::StringBuffer sb;
   sb.Reserve(raw.size() * 2 + 64);
   Writer w(sb);
@@ -79,7 +79,9 @@ StatusOr<std::string> Transcode(const Message& msg, std::string_view raw,
     w.Key("apiVersion");
     w.String(api_version.data(), static_cast<rapidjson::SizeType>(api_version.size()), true);
   }
-  if (auto s = TranscodeMembers(msg, raw, w); !s.ok()) return s;
+  if (auto s = TranscodeMembers(msg, raw, w, schema.options().drop_managed_fields); !s.ok()) {
+    return s;
+  }
   w.EndObject();
   if (fields != nullptr) {
     Reader r(raw);
@@ -115,14 +117,14 @@ StatusOr<Opened> Open(const ProtoSchema& schema, std::string_view encoded) {
 StatusOr<std::string> ProtoObjectToJson(const ProtoSchema& schema, std::string_view encoded) {
   auto o = Open(schema, encoded);
   if (!o.ok()) return o.status();
-  return Transcode(*o->msg, o->env.raw, o->env.api_version, o->env.kind, nullptr);
+  return Transcode(schema, *o->msg, o->env.raw, o->env.api_version, o->env.kind, nullptr);
 }
 
 StatusOr<ObjectPtr> ProtoObjectToObject(const ProtoSchema& schema, std::string_view encoded) {
   auto o = Open(schema, encoded);
   if (!o.ok()) return o.status();
   Object::Fields f;
-  auto json = Transcode(*o->msg, o->env.raw, o->env.api_version, o->env.kind, &f);
+  auto json = Transcode(schema, *o->msg, o->env.raw, o->env.api_version, o->env.kind, &f);
   if (!json.ok()) return json.status();
   f.api_version = std::string(o->env.api_version);
   f.kind = std::string(o->env.kind);
@@ -164,7 +166,7 @@ StatusOr<ObjectList> ProtoListToObjects(const ProtoSchema& schema, std::string_v
       }
     } else if (it.number == 2 && it.wire == 2) {
       Object::Fields f;
-      auto json = Transcode(*items_field->message, it.data, "", "", &f);
+      auto json = Transcode(schema, *items_field->message, it.data, "", "", &f);
       if (!json.ok()) return json.status();
       out.items.push_back(Object::FromParts(std::move(json).value(), std::move(f)));
     } else {

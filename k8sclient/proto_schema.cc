@@ -59,9 +59,11 @@ bool TypeFromCode(std::string_view code, ProtoSchema::Type& type) {
 
 }  // namespace
 
-StatusOr<std::shared_ptr<const ProtoSchema>> ProtoSchema::Parse(std::string_view text) {
+StatusOr<std::shared_ptr<const ProtoSchema>> ProtoSchema::Parse(std::string_view text,
+                                                                const Options& options) {
   // NOLINTNEXTLINE(modernize-make-shared): the constructor is private
   std::shared_ptr<ProtoSchema> schema(new ProtoSchema());
+  schema->options_ = options;
   struct Pending {
     Field* field;
     std::string message;

@@ -100,8 +100,9 @@ struct Envelope {
 };
 StatusOr<Envelope> ReadEnvelope(std::string_view encoded);
 
-// Writes the members of `msg` read from `data` into the JSON object `w` is writing.
+// Writes the members of `msg` read from `data` into the JSON object `w` is writing; with
+// `drop_managed_fields`, `msg` is a kind's message whose metadata.managedFields is left out.
 Status TranscodeMembers(const ProtoSchema::Message& msg, std::string_view data,
-                        rapidjson::Writer<rapidjson::StringBuffer>& w);
+                        rapidjson::Writer<rapidjson::StringBuffer>& w, bool drop_managed_fields);
 
 }  // namespace draco::k8s::proto_internal

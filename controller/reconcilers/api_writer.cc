@@ -77,12 +77,26 @@ Status RestApiWriter::DeleteClaim(const std::string& ns, const std::string& name
 StatusOr<PodPtr> RestApiWriter::ApplyPodClaimStatuses(
     const api::Pod& pod, const std::vector<api::PodResourceClaimStatus>& statuses) {
   return DecodePod(client_.Patch(k8s::kPods, pod.metadata.namespace_, pod.metadata.name,
-                                 k8s::PatchType::kJsonPatch, PodClaimStatusesPatch(pod, statuses),
+                                 k8s::PatchType::kJsonPatch, PodStatusPatch(pod, &statuses, ""),
+                                 WriteAs(), "status"));
+}
+
+StatusOr<PodPtr> RestApiWriter::NominatePod(
+    const api::Pod& pod, const std::vector<api::PodResourceClaimStatus>* statuses,
+    const std::string& node) {
+  return DecodePod(client_.Patch(k8s::kPods, pod.metadata.namespace_, pod.metadata.name,
+                                 k8s::PatchType::kJsonPatch, PodStatusPatch(pod, statuses, node),
                                  WriteAs(), "status"));
 }
 
 std::string PodClaimStatusesPatch(const api::Pod& pod,
                                   const std::vector<api::PodResourceClaimStatus>& statuses) {
+  return PodStatusPatch(pod, &statuses, "");
+}
+
+std::string PodStatusPatch(const api::Pod& pod,
+                           const std::vector<api::PodResourceClaimStatus>* statuses,
+                           std::string_view nominated_node) {
   rapidjson::StringBuffer sb;
   Writer w(sb);
   w.StartArray();
@@ -93,19 +107,28 @@ std::string PodClaimStatusesPatch(const api::Pod& pod,
   Str(w, "value", pod.metadata.uid);
   w.EndObject();
   // "add" of an existing member replaces it (RFC 6902).
-  w.StartObject();
-  Str(w, "op", "add");
-  Str(w, "path", "/status/resourceClaimStatuses");
-  w.Key("value");
-  w.StartArray();
-  for (const auto& s : statuses) {
+  if (statuses != nullptr) {
     w.StartObject();
-    Str(w, "name", s.name);
-    if (s.resource_claim_name) Str(w, "resourceClaimName", *s.resource_claim_name);
+    Str(w, "op", "add");
+    Str(w, "path", "/status/resourceClaimStatuses");
+    w.Key("value");
+    w.StartArray();
+    for (const auto& s : *statuses) {
+      w.StartObject();
+      Str(w, "name", s.name);
+      if (s.resource_claim_name) Str(w, "resourceClaimName", *s.resource_claim_name);
+      w.EndObject();
+    }
+    w.EndArray();
     w.EndObject();
   }
-  w.EndArray();
-  w.EndObject();
+  if (!nominated_node.empty()) {
+    w.StartObject();
+    Str(w, "op", "add");
+    Str(w, "path", "/status/nominatedNodeName");
+    Str(w, "value", nominated_node);
+    w.EndObject();
+  }
   w.EndArray();
   return {sb.GetString(), sb.GetSize()};
 }

@@ -30,6 +30,9 @@ class RestApiWriter : public ApiWriter {
                      const std::string& uid) override;
   StatusOr<PodPtr> ApplyPodClaimStatuses(
       const api::Pod& pod, const std::vector<api::PodResourceClaimStatus>& statuses) override;
+  StatusOr<PodPtr> NominatePod(const api::Pod& pod,
+                              const std::vector<api::PodResourceClaimStatus>* statuses,
+                              const std::string& node) override;
   StatusOr<PodPtr> RemoveSchedulingGate(const api::Pod& pod, std::string_view gate,
                                         const std::string& pin_node) override;
   StatusOr<PodPtr> GetPodLive(const std::string& ns, const std::string& name) override;
@@ -54,5 +57,12 @@ std::optional<std::string> GateRemovalPatch(const api::Pod& pod, std::string_vie
 // test of metadata.uid, then status.resourceClaimStatuses set to `statuses`.
 std::string PodClaimStatusesPatch(const api::Pod& pod,
                                   const std::vector<api::PodResourceClaimStatus>& statuses);
+
+// The JSON patch of pods/status behind both writes: the UID test, then resourceClaimStatuses set
+// to `*statuses` (left alone when null) and status.nominatedNodeName set to `nominated_node`
+// (left alone when empty).
+std::string PodStatusPatch(const api::Pod& pod,
+                           const std::vector<api::PodResourceClaimStatus>* statuses,
+                           std::string_view nominated_node);
 
 }  // namespace draco::reconcilers

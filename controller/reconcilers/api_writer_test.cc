@@ -285,6 +285,32 @@ TEST(ApplyPodClaimStatusesTest, SendsTheJsonPatchToTheStatusSubresource) {
   EXPECT_EQ(client.last_manager, kFieldManager);
 }
 
+// NominatePod: the nominated node alone, or with the statuses, in one patch of pods/status.
+TEST(NominatePodTest, SetsTheNominatedNodeWithOrWithoutTheStatuses) {
+  api::PodResourceClaimStatus a;
+  a.name = "gpu";
+  a.resource_claim_name = "p-gpu-x";
+  std::vector<api::PodResourceClaimStatus> statuses{a};
+  auto both = Ops(PodStatusPatch(LivePod(), &statuses, "node-3"));
+  ASSERT_EQ(both.Size(), 3u);
+  EXPECT_EQ(Op(both[0]), "test /metadata/uid");
+  EXPECT_EQ(Op(both[1]), "add /status/resourceClaimStatuses");
+  EXPECT_EQ(Op(both[2]), "add /status/nominatedNodeName");
+  EXPECT_STREQ(both[2]["value"].GetString(), "node-3");
+  auto node_only = Ops(PodStatusPatch(LivePod(), nullptr, "node-3"));
+  ASSERT_EQ(node_only.Size(), 2u);
+  EXPECT_EQ(Op(node_only[1]), "add /status/nominatedNodeName");
+
+  PodPatchClient client;
+  client.live = LivePod();
+  RestApiWriter writer(client);
+  ASSERT_TRUE(writer.NominatePod(client.live, &statuses, "node-3").ok());
+  ASSERT_EQ(client.patches.size(), 1u);
+  EXPECT_EQ(client.patches[0], PodStatusPatch(client.live, &statuses, "node-3"));
+  EXPECT_EQ(client.last_type, k8s::PatchType::kJsonPatch);
+  EXPECT_EQ(client.last_subresource, "status");
+}
+
 TEST(RemoveSchedulingGateTest, RefusedPinIsDroppedWhenThePodHasNotChanged) {
   PodPatchClient client;
   client.live = LivePod();

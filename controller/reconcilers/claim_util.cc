@@ -234,4 +234,16 @@ bool SelectsOnlyNode(const std::optional<api::NodeSelector>& selector, std::stri
          r.values.front() == node;
 }
 
+bool StatusesRecorded(const api::Pod& pod, const std::vector<api::PodResourceClaimStatus>& statuses) {
+  const auto& have = pod.status.resource_claim_statuses;
+  if (have.size() != statuses.size()) return false;
+  for (size_t i = 0; i < have.size(); ++i) {
+    if (have[i].name != statuses[i].name ||
+        have[i].resource_claim_name != statuses[i].resource_claim_name) {
+      return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace draco::reconcilers

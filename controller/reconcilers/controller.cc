@@ -135,8 +135,17 @@ void Controller::OnClaim(const ClaimPtr& old, const ClaimPtr& now) {
     }
   }
   // Pods whose template claim was just created but not yet recorded look it up by owner.
+  // Its allocation, seen before the pod recorded the claim (statuses deferred to the release),
+  // may take the gate off: next, like above.
   std::string owner = OwnerPodName(*c);
-  if (!owner.empty() && now) queue_.Add(QueueKey("pod", ns, owner));
+  if (!owner.empty() && now) {
+    PodPtr p = now->status.allocation ? cache_.GetPod(ns, owner) : nullptr;
+    if (p && HasSchedulingGate(*p) && p->spec.node_name.empty()) {
+      queue_.AddNext(QueueKey("pod", ns, owner));
+    } else {
+      queue_.Add(QueueKey("pod", ns, owner));
+    }
+  }
   bool freed = old && old->status.allocation && (!now || !now->status.allocation);
   if (freed) OnAllocationInputsChanged();
 }
@@ -289,7 +298,12 @@ Status Controller::EnsureGeneratedClaims(const api::Pod& pod, PodClaims& out, bo
     desired.push_back(std::move(st));
     out.claims.push_back(std::move(claim));
   }
+  out.statuses = desired;
   if (!changed || !may_write) return OkStatus();
+  if (out.defer_statuses && !*group) {  // a PodGroup's members keep the early write
+    out.statuses_unwritten = true;
+    return OkStatus();
+  }
   auto applied = writer_.ApplyPodClaimStatuses(pod, desired);
   if (!applied.ok()) return WriteError(applied.status(), "apply pod resourceClaimStatuses");
   if (*applied) cache_.AssumePod(*applied);
@@ -312,14 +326,35 @@ StatusOr<Result> Controller::SyncPod(const std::string& ns, const std::string& n
     }
     return Result{};
   }
+  const bool gated = options_.allocate && HasSchedulingGate(*pod) && pod->spec.node_name.empty();
+  std::optional<group::GroupRef> group = gated ? GroupOfPod(*pod) : std::nullopt;
+  claims.defer_statuses =
+      gated && !group && options_.pin_node && feasibility::CoversPod(*pod);
   if (Status st = EnsureGeneratedClaims(*pod, claims); !st.ok()) return st;
   if (!pod->spec.node_name.empty()) return ReserveForBoundPod(*pod, claims);
   if (!options_.allocate) return Result{};
   if (HasSchedulingGate(*pod)) {
-    if (auto g = GroupOfPod(*pod)) return SyncGroupMember(*pod, claims, *g);
-    return AllocateForPod(*pod, claims);
+    if (group) return SyncGroupMember(*pod, claims, *group);
+    auto r = AllocateForPod(*pod, claims);
+    if (r.ok() && claims.statuses_unwritten) {
+      if (Status st = WriteDeferredStatuses(*pod, claims); !st.ok()) return st;
+    }
+    return r;
   }
   return RecoverUnschedulable(*pod, claims);  // the scheduler deals with released pods
+}
+
+Status Controller::WriteDeferredStatuses(const api::Pod& pod, const PodClaims& pc) {
+  PodPtr latest = cache_.GetPod(pod.metadata.namespace_, pod.metadata.name);
+  const api::Pod& target = latest && latest->metadata.uid == pod.metadata.uid ? *latest : pod;
+  if (StatusesRecorded(target, pc.statuses)) return OkStatus();  // the release wrote them
+  auto applied = writer_.ApplyPodClaimStatuses(target, pc.statuses);
+  if (!applied.ok()) {
+    if (k8s::IsNotFound(applied.status())) return OkStatus();
+    return WriteError(applied.status(), "apply pod resourceClaimStatuses");
+  }
+  if (*applied) cache_.AssumePod(*applied);
+  return OkStatus();
 }
 
 StatusOr<Result> Controller::ReserveForBoundPod(const api::Pod& pod, const PodClaims& pc) {

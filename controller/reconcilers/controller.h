@@ -170,6 +170,13 @@ class Controller {
     // Gated pod with DRA-backed extended resources: the special claim kube-scheduler will make,
     // as draco plans it (never written; see extended_resource.h).
     ClaimPtr planned_extended;
+    // The pod's resourceClaimStatuses entries for its template claims, in pod order.
+    std::vector<api::PodResourceClaimStatus> statuses;
+    // Set by the caller: a gated pod draco may pin leaves `statuses` unwritten here, so that the
+    // release writes them with status.nominatedNodeName in one patch (see ApiWriter::NominatePod);
+    // any other outcome of the pass writes them (SyncPod).
+    bool defer_statuses = false;
+    bool statuses_unwritten = false;  // out: deferred, and the pod's status differs
   };
   // `may_write` false: resolve only (a missing generated claim is reported in `out.missing`, the
   // pod's status is not applied); used for the other members of a group.
@@ -198,12 +205,18 @@ class Controller {
   std::optional<StatusOr<Result>> NotReadyToAllocate(const api::Pod& pod, const PodClaims& pc,
                                                      std::vector<ClaimPtr>& allocated,
                                                      std::vector<ClaimPtr>& to_allocate);
-  // After the allocation is written: removes the gate (pinning the pod to `node` when `pin`) once
-  // the watch shows the allocation, or observe_timeout after the first pass that found it
-  // unobserved; until then returns a requeue at that deadline (OnClaim brings the pod back
-  // sooner).
+  // After the allocation is written: writes the deferred resourceClaimStatuses and, when `pin`,
+  // status.nominatedNodeName (one patch), then removes the gate (pinning the pod to `node` when
+  // `pin`) once the watch shows the allocation, or observe_timeout after the first pass that
+  // found it unobserved; until then returns a requeue at that deadline (OnClaim brings the pod
+  // back sooner).
   StatusOr<Result> ReleaseAllocatedPod(const api::Pod& pod, const PodClaims& pc,
                                        const std::string& node, bool pin);
+  // Before the gate comes off: the deferred `pc.statuses` unless the pod has them, and with `pin`
+  // status.nominatedNodeName = `node` unless set, in one write.
+  Status Nominate(const api::Pod& pod, const PodClaims& pc, const std::string& node, bool pin);
+  // Writes `pc.statuses` (deferred by EnsureGeneratedClaims) unless the pod has them already.
+  Status WriteDeferredStatuses(const api::Pod& pod, const PodClaims& pc);
   // Groups (group_sync.cc). The pod's group, when groups are on and it is in one.
   std::optional<group::GroupRef> GroupOfPod(const api::Pod& pod) const;
   // A gated member's sync: waits for the minimum, places the group (AllocateGroup), or, once the

@@ -158,14 +158,17 @@ TEST_F(ControllerTest, GatedPodGetsClaimAllocationAndLosesGate) {
   ASSERT_EQ(p.status.resource_claim_statuses.size(), 1u);
   EXPECT_EQ(p.status.resource_claim_statuses[0].resource_claim_name, c.metadata.name);
   EXPECT_TRUE(p.spec.scheduling_gates.empty());
-  // Finalizer set at create: create, apply, status, ungate = 4 writes, no separate update.
+  // Finalizer set at create: create, status, nominate, ungate = 4 writes, no separate update.
   EXPECT_EQ(writer.Count("update"), 0);
   EXPECT_EQ(writer.calls.size(), 4u);
-  // The allocation is node-local: the gate removal pins the pod to that node.
-  EXPECT_EQ(
-      writer.calls.back(),
-      "ungate train pin " +
-          c.status.allocation->node_selector->node_selector_terms[0].match_fields[0].values[0]);
+  // The allocation is node-local: the pod's claim statuses and nominated node go in one write
+  // just before the gate removal, which pins the pod to that node.
+  const std::string node =
+      c.status.allocation->node_selector->node_selector_terms[0].match_fields[0].values[0];
+  EXPECT_EQ(writer.Count("apply"), 0);
+  EXPECT_EQ(writer.calls[2], "nominate train " + node + " with statuses");
+  EXPECT_EQ(writer.calls.back(), "ungate train pin " + node);
+  EXPECT_EQ(p.status.nominated_node_name, node);
   // A second sync (stale informer or not) changes nothing.
   Sync();
   writer.calls.clear();
@@ -192,12 +195,64 @@ TEST_F(ControllerTest, NoPinWhenDisabled) {
 
 TEST_F(ControllerTest, FailedStatusApplyNeverCreatesDuplicateClaim) {
   AddPod(MakePod("p"));
-  writer.fail_next.insert("apply");
+  writer.fail_next.insert("nominate");  // the statuses' write with the nominated node
   EXPECT_FALSE(ctrl.SyncPod("ns", "p").ok());
   // The pod's status is still empty in the cache, but the created claim was assumed.
   ASSERT_TRUE(ctrl.SyncPod("ns", "p").ok());
   EXPECT_EQ(writer.Count("create"), 1);
   EXPECT_EQ(writer.claims.size(), 1u);
+  EXPECT_EQ(allocator.calls, 1);
+  EXPECT_EQ(writer.calls.back().rfind("ungate p pin ", 0), 0u) << writer.calls.back();
+}
+
+TEST_F(ControllerTest, FailedStatusApplyNeverCreatesDuplicateClaimWithoutPin) {
+  ControllerOptions o;
+  o.observe_timeout = Clock::Duration::zero();
+  o.pin_node = false;  // no nominated node: the statuses are written when the claim is made
+  Controller c2{cache, writer, allocator, events, queue, clock, nullptr, o};
+  AddPod(MakePod("p"));
+  writer.fail_next.insert("apply");
+  EXPECT_FALSE(c2.SyncPod("ns", "p").ok());
+  ASSERT_TRUE(c2.SyncPod("ns", "p").ok());
+  EXPECT_EQ(writer.Count("create"), 1);
+  EXPECT_EQ(writer.claims.size(), 1u);
+  EXPECT_EQ(writer.Count("nominate"), 0);
+  EXPECT_EQ(writer.calls.back(), "ungate p");
+}
+
+// A pod draco cannot place still gets its claim statuses at once, as upstream writes them.
+TEST_F(ControllerTest, DeferredStatusesAreWrittenWhenThePodStaysPending) {
+  AllocateResponse none;
+  none.kind = AllocateResponse::Kind::kUnschedulable;
+  none.message = "no devices";
+  allocator.next_failure = none;
+  AddPod(MakePod("p"));
+  ASSERT_TRUE(ctrl.SyncPod("ns", "p").ok());
+  EXPECT_EQ(writer.Count("apply"), 1);
+  EXPECT_EQ(writer.Count("nominate"), 0);
+  const api::Pod& p = writer.pods.at("ns/p");
+  ASSERT_EQ(p.status.resource_claim_statuses.size(), 1u);
+  EXPECT_FALSE(p.spec.scheduling_gates.empty());
+  EXPECT_TRUE(p.status.nominated_node_name.empty());
+}
+
+// Waiting for the watch to show the allocation: the statuses and nominated node are written on
+// the first pass, the gate comes off on a later one, and nothing is written twice.
+TEST_F(ControllerTest, NominatedOnceWhileTheReleaseWaitsForTheWatch) {
+  ControllerOptions o;
+  o.observe_timeout = std::chrono::seconds(5);
+  Controller c2{cache, writer, allocator, events, queue, clock, nullptr, o};
+  AddPod(MakePod("w"));
+  auto r = c2.SyncPod("ns", "w");
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->requeue_after.has_value());
+  EXPECT_EQ(writer.Count("nominate"), 1);
+  EXPECT_EQ(writer.Count("ungate"), 0);
+  Sync();  // the watch delivers the claim and the pod
+  ASSERT_TRUE(c2.SyncPod("ns", "w").ok());
+  EXPECT_EQ(writer.Count("nominate"), 1);
+  EXPECT_EQ(writer.Count("apply"), 0);
+  EXPECT_EQ(writer.Count("ungate"), 1);
 }
 
 TEST_F(ControllerTest, UngatedPodOnlyGetsClaims) {

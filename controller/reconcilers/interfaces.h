@@ -39,6 +39,14 @@ class ApiWriter {
   // for the API server (no apply merge; issue #18).
   virtual StatusOr<PodPtr> ApplyPodClaimStatuses(
       const api::Pod& pod, const std::vector<api::PodResourceClaimStatus>& statuses) = 0;
+  // Sets status.nominatedNodeName to `node` and, unless `statuses` is null, resourceClaimStatuses
+  // to `*statuses`, in one JSON patch of pods/status guarded like ApplyPodClaimStatuses. For a
+  // gated pod draco pinned to `node`, just before its gate comes off: kube-scheduler sets the same
+  // nominatedNodeName in its binding cycle before PreBind (NominatedNodeNameForExpectation) and
+  // skips that pod write when the pod already has it; it also tries the nominated node first.
+  virtual StatusOr<PodPtr> NominatePod(const api::Pod& pod,
+                                       const std::vector<api::PodResourceClaimStatus>* statuses,
+                                       const std::string& node) = 0;
   // Removes scheduling gate `gate` (JSON patch guarded by a test of the entry). Returns nullptr
   // when the gate is not there. When `pin_node` is not empty, the same patch ANDs a required node
   // affinity requirement `metadata.name In [pin_node]` into the pod (guarded by a test of the

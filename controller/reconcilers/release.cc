@@ -30,9 +30,28 @@ std::optional<StatusOr<Result>> Controller::ReleasePending(const api::Pod& pod, 
   return ReleaseAllocatedPod(pod, pc, p->node, p->pin);
 }
 
+Status Controller::Nominate(const api::Pod& pod, const PodClaims& pc, const std::string& node,
+                            bool pin) {
+  PodPtr latest = cache_.GetPod(pod.metadata.namespace_, pod.metadata.name);
+  const api::Pod& target = latest && latest->metadata.uid == pod.metadata.uid ? *latest : pod;
+  const bool statuses = pc.statuses_unwritten && !StatusesRecorded(target, pc.statuses);
+  const bool nominate = pin && target.status.nominated_node_name != node;
+  if (!statuses && !nominate) return OkStatus();
+  auto written = nominate ? writer_.NominatePod(target, statuses ? &pc.statuses : nullptr, node)
+                          : writer_.ApplyPodClaimStatuses(target, pc.statuses);
+  if (!written.ok()) return written.status();
+  if (*written) cache_.AssumePod(*written);
+  return OkStatus();
+}
+
 StatusOr<Result> Controller::ReleaseAllocatedPod(const api::Pod& pod, const PodClaims& pc,
                                                  const std::string& node, bool pin) {
   const std::string pod_key = pod.metadata.namespace_ + "/" + pod.metadata.name;
+  if (auto st = Nominate(pod, pc, node, pin); !st.ok()) {
+    if (k8s::IsNotFound(st)) return Result{};
+    cache_.ClearNomination(pod_key);
+    return WriteError(st, "write the pod's nominated node and claim statuses");
+  }
   if (options_.release_after_observed) {
     bool observed = true;
     for (const auto& c : pc.claims) {

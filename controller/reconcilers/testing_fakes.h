@@ -142,6 +142,22 @@ class FakeWriter : public ApiWriter {
     pods[K(pod.metadata.namespace_, pod.metadata.name)] = p;
     return std::make_shared<const api::Pod>(p);
   }
+  StatusOr<PodPtr> NominatePod(const api::Pod& pod,
+                              const std::vector<api::PodResourceClaimStatus>* statuses,
+                              const std::string& node) override {
+    calls.push_back("nominate " + pod.metadata.name + " " + node +
+                    (statuses != nullptr ? " with statuses" : ""));
+    Status st;
+    if (Fail("nominate", &st)) return st;
+    api::Pod p = pods.count(K(pod.metadata.namespace_, pod.metadata.name))
+                     ? pods[K(pod.metadata.namespace_, pod.metadata.name)]
+                     : pod;
+    if (statuses != nullptr) p.status.resource_claim_statuses = *statuses;
+    p.status.nominated_node_name = node;
+    p.metadata.resource_version = std::to_string(++rv);
+    pods[K(pod.metadata.namespace_, pod.metadata.name)] = p;
+    return std::make_shared<const api::Pod>(p);
+  }
   StatusOr<PodPtr> RemoveSchedulingGate(const api::Pod& pod, std::string_view gate,
                                         const std::string& pin_node) override {
     calls.push_back("ungate " + pod.metadata.name + (pin_node.empty() ? "" : " pin " + pin_node));

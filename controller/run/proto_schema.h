@@ -18,6 +18,8 @@ namespace draco::run {
 std::string_view KubeProtoSchemaText();
 
 // The parsed schema, built once; null (and an error logged once) if the text does not parse.
-std::shared_ptr<const k8s::ProtoSchema> KubeProtoSchema();
+// `drop_managed_fields`: objects are read without metadata.managedFields (draco run's clients:
+// no reconciler reads them; ProtoSchema::Options).
+std::shared_ptr<const k8s::ProtoSchema> KubeProtoSchema(bool drop_managed_fields = false);
 
 }  // namespace draco::run

@@ -185,6 +185,37 @@ TEST_F(ProtoSchemaIntegrationTest, ListedObjectsEqualTheServersJson) {
   std::cout << "compared " << total << " objects\n";
 }
 
+// draco run's schema drops metadata.managedFields: the objects equal the server's JSON without it.
+TEST_F(ProtoSchemaIntegrationTest, DroppingManagedFieldsChangesNothingElse) {
+  CreateOrDie(k8s::kPods, true, kPod, "rich");
+  CreateOrDie(kClaims, true, kClaim, "c1");
+  auto cfg = k8s::LoadKubeconfig((*k8s::testing::LoadE2eEnv())["KUBECONFIG"], "draco-e2e");
+  ASSERT_TRUE(cfg.ok()) << cfg.status();
+  cfg->protobuf = KubeProtoSchema(/*drop_managed_fields=*/true);
+  ASSERT_NE(cfg->protobuf, nullptr);
+  auto dropping = k8s::NewRestClient(*cfg);
+  ASSERT_TRUE(dropping.ok()) << dropping.status();
+  int compared = 0;
+  for (const auto& gvr : {k8s::kPods, kClaims}) {
+    auto a = json_->List(gvr, ns_, {});
+    auto b = (*dropping)->List(gvr, ns_, {});
+    ASSERT_TRUE(a.ok() && b.ok());
+    for (const auto& o : b->items) {
+      EXPECT_FALSE(o->doc()["metadata"].HasMember("managedFields")) << o->Key();
+      for (const auto& j : a->items) {
+        if (j->uid() != o->uid() || j->resource_version() != o->resource_version()) continue;
+        rapidjson::Document want;
+        want.CopyFrom(j->doc(), want.GetAllocator());
+        ASSERT_TRUE(want["metadata"].HasMember("managedFields")) << "nothing to drop";
+        want["metadata"].RemoveMember("managedFields");
+        EXPECT_EQ(want, o->doc()) << Compact(want) << "\n" << Compact(o->doc());
+        ++compared;
+      }
+    }
+  }
+  EXPECT_EQ(compared, 2);
+}
+
 TEST_F(ProtoSchemaIntegrationTest, GetWatchAndErrorsEqualTheServersJson) {
   CreateOrDie(kClaims, true, kClaim, "c1");
   auto a = json_->Get(kClaims, ns_, "c1");

@@ -171,7 +171,7 @@ StatusOr<Clients> BuildClients(const Flags& flags, Clock& clock) {
   };
   out.config.qps = flags.kube_api_qps;
   out.config.direct_transport = flags.direct_transport;
-  if (flags.protobuf) out.config.protobuf = KubeProtoSchema();
+  if (flags.protobuf) out.config.protobuf = KubeProtoSchema(/*drop_managed_fields=*/true);
   out.config.burst = flags.kube_api_burst;
   // The replica's identity (Lease holder, Event reportingInstance) is also in the User-Agent, so
   // an API server's audit log tells the replicas' requests apart.
