@@ -92,7 +92,7 @@ class ProtoSchema {
 
   // Parses the schema text; every message a field names must be defined.
   static StatusOr<std::shared_ptr<const ProtoSchema>> Parse(std::string_view text,
-                                                           const Options& options);
+                                                            const Options& options);
   static StatusOr<std::shared_ptr<const ProtoSchema>> Parse(std::string_view text) {
     return Parse(text, Options{});
   }

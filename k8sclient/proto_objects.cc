@@ -66,9 +66,9 @@ Status ReadMeta(std::string_view data, Object::Fields& f) {
 
 // `raw` (a `msg`) as JSON text, "kind" and "apiVersion" first when given, and as an Object when
 // `fields` is set (its metadata read from field 1, ObjectMeta in every kind).
-StatusOr<std::string> Transcode(const ProtoSchema& schema, const Message& msg,
-                                std::string_view raw, std::string_view api_version,
-                                std::string_view kind, Object::Fields* fields) {
+StatusOr<std::string> Transcode(const ProtoSchema& schema, const Message& msg, std::string_view raw,
+                                std::string_view api_version, std::string_view kind,
+                                Object::Fields* fields) {
   rapidjson::StringBuffer sb;
   sb.Reserve(raw.size() * 2 + 64);
   Writer w(sb);

@@ -31,8 +31,8 @@ class RestApiWriter : public ApiWriter {
   StatusOr<PodPtr> ApplyPodClaimStatuses(
       const api::Pod& pod, const std::vector<api::PodResourceClaimStatus>& statuses) override;
   StatusOr<PodPtr> NominatePod(const api::Pod& pod,
-                              const std::vector<api::PodResourceClaimStatus>* statuses,
-                              const std::string& node) override;
+                               const std::vector<api::PodResourceClaimStatus>* statuses,
+                               const std::string& node) override;
   StatusOr<PodPtr> RemoveSchedulingGate(const api::Pod& pod, std::string_view gate,
                                         const std::string& pin_node) override;
   StatusOr<PodPtr> GetPodLive(const std::string& ns, const std::string& name) override;

@@ -234,7 +234,8 @@ bool SelectsOnlyNode(const std::optional<api::NodeSelector>& selector, std::stri
          r.values.front() == node;
 }
 
-bool StatusesRecorded(const api::Pod& pod, const std::vector<api::PodResourceClaimStatus>& statuses) {
+bool StatusesRecorded(const api::Pod& pod,
+                      const std::vector<api::PodResourceClaimStatus>& statuses) {
   const auto& have = pod.status.resource_claim_statuses;
   if (have.size() != statuses.size()) return false;
   for (size_t i = 0; i < have.size(); ++i) {

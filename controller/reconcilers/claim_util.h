@@ -44,7 +44,8 @@ std::string OwnerPodName(const api::ResourceClaim& claim);
 bool IsClaimForPod(const api::ResourceClaim& claim, const api::Pod& pod);
 
 // Whether the pod's status.resourceClaimStatuses is exactly `statuses` (names and claim names).
-bool StatusesRecorded(const api::Pod& pod, const std::vector<api::PodResourceClaimStatus>& statuses);
+bool StatusesRecorded(const api::Pod& pod,
+                      const std::vector<api::PodResourceClaimStatus>& statuses);
 bool IsReservedFor(const api::ResourceClaim& claim, std::string_view uid);
 bool HasFinalizer(const api::ObjectMeta& meta, std::string_view finalizer);
 bool WantsImmediateAllocation(const api::ResourceClaim& claim);

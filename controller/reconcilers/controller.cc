@@ -328,8 +328,7 @@ StatusOr<Result> Controller::SyncPod(const std::string& ns, const std::string& n
   }
   const bool gated = options_.allocate && HasSchedulingGate(*pod) && pod->spec.node_name.empty();
   std::optional<group::GroupRef> group = gated ? GroupOfPod(*pod) : std::nullopt;
-  claims.defer_statuses =
-      gated && !group && options_.pin_node && feasibility::CoversPod(*pod);
+  claims.defer_statuses = gated && !group && options_.pin_node && feasibility::CoversPod(*pod);
   if (Status st = EnsureGeneratedClaims(*pod, claims); !st.ok()) return st;
   if (!pod->spec.node_name.empty()) return ReserveForBoundPod(*pod, claims);
   if (!options_.allocate) return Result{};

@@ -143,8 +143,8 @@ class FakeWriter : public ApiWriter {
     return std::make_shared<const api::Pod>(p);
   }
   StatusOr<PodPtr> NominatePod(const api::Pod& pod,
-                              const std::vector<api::PodResourceClaimStatus>* statuses,
-                              const std::string& node) override {
+                               const std::vector<api::PodResourceClaimStatus>* statuses,
+                               const std::string& node) override {
     calls.push_back("nominate " + pod.metadata.name + " " + node +
                     (statuses != nullptr ? " with statuses" : ""));
     Status st;
