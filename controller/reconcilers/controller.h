@@ -18,8 +18,12 @@
 //   1. For every spec.resourceClaims entry with a template: find the recorded claim, else an
 //      orphan controlled by the pod (owner index + pod-claim-name annotation; our own creates are
 //      assumed into the cache at once, so a retry never creates a duplicate), else create it from
-//      the template. Then server-side-apply the full set of resourceClaimStatuses this controller
-//      owns, if it changed.
+//      the template. Then write the full set of resourceClaimStatuses this controller owns, if
+//      it changed (a JSON patch of pods/status). For a gated pod draco may pin, that write waits
+//      for the release in step 3, where it also sets status.nominatedNodeName to the chosen node
+//      (one pod write instead of two: kube-scheduler, finding the pod already nominated to the
+//      node it picks, skips its own status patch before PreBind); a pass that does not release
+//      the pod writes the statuses at its end, as upstream does at once.
 //   2. Bound pod: reserve allocated claims that are not reserved for it (UpdateStatus with RV).
 //   3. Pod with the draco.dev/allocation gate: filter nodes (fit + allocated claims' node
 //      selectors), let the allocator choose a node and devices for the unallocated claims, write

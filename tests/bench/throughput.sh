@@ -25,6 +25,7 @@
 # Usage: tests/bench/throughput.sh [--pods 2000] [--nodes 200] [--devices 8] [--qps 5000]
 #        [--workers 48] [--only draco|upstream] [--draco-flags "--http-threads 2 ..."]
 #        [--rate 20 --duration 120]   (steady-state mode; --pods is then rate x duration)
+#        [--run-timeout 15m]   (how long a side may take to bind its pods; raise it for 5,000 nodes)
 # DRACO_CONTROLLER_BIN: an already built draco to run instead of building this tree's (e.g. an
 # older commit's binary, for before/after comparisons with the same harness, driver and control
 # plane). (DRACO_BIN is the control plane's binary directory, set by e2e/cluster/lib.sh.)
@@ -33,6 +34,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 PODS=2000 NODES=200 DEVICES=8 QPS=5000 WORKERS=48 ONLY="" DRACO_FLAGS="" RATE="" DURATION=120
+RUN_TIMEOUT=15m
 while (($#)); do
   case $1 in
     --pods) PODS=$2; shift 2 ;;
@@ -44,6 +46,7 @@ while (($#)); do
     --draco-flags) DRACO_FLAGS=$2; shift 2 ;;
     --rate) RATE=$2; shift 2 ;;
     --duration) DURATION=$2; shift 2 ;;
+    --run-timeout) RUN_TIMEOUT=$2; shift 2 ;;
     *) echo "unknown flag $1" >&2; exit 2 ;;
   esac
 done
@@ -213,9 +216,10 @@ side() {
   sampler=$!
   if [[ $MODE == steady ]]; then
     measure "$name" "$TP" steady -ns "$ns" -rate "$RATE" -duration "${DURATION}s" -gate="$gate" \
-      -concurrency 32
+      -concurrency 32 -timeout "$RUN_TIMEOUT"
   else
-    measure "$name" "$TP" run -ns "$ns" -pods "$PODS" -gate="$gate" -concurrency 32
+    measure "$name" "$TP" run -ns "$ns" -pods "$PODS" -gate="$gate" -concurrency 32 \
+      -timeout "$RUN_TIMEOUT"
   fi
   kill "$sampler" 2>/dev/null; wait "$sampler" 2>/dev/null || true
   r=$(cat "$WORK/$name.json")
