@@ -11,11 +11,15 @@ ClusterIndex ClusterIndex::Build(const Snapshot& snapshot) {
   ClusterIndex c;
   c.snapshot = &snapshot;
   c.nodes.reserve(snapshot.nodes.size());
-  for (const auto& n : snapshot.nodes) {
+  c.by_name.reserve(snapshot.nodes.size());
+  const bool precomputed = snapshot.node_allocatable.size() == snapshot.nodes.size();
+  for (size_t i = 0; i < snapshot.nodes.size(); ++i) {
+    const api::Node& n = *snapshot.nodes[i];
     NodeInfo info;
-    info.node = n.get();
-    info.allocatable = FromResourceList(n->status.allocatable);
-    c.by_name.emplace(n->metadata.name, c.nodes.size());
+    info.node = &n;
+    const Resources* known = precomputed ? snapshot.node_allocatable[i].get() : nullptr;
+    info.allocatable = known != nullptr ? *known : FromResourceList(n.status.allocatable);
+    c.by_name.emplace(n.metadata.name, c.nodes.size());
     c.nodes.push_back(std::move(info));
   }
   for (const auto& p : snapshot.pods) {

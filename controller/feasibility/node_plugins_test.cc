@@ -70,6 +70,25 @@ TEST(NodePluginsTest, ResourcesCountPlacedPodsExtendedAndPodCount) {
   EXPECT_EQ(Results(*big, s), "NodeResourcesFit NodeResourcesFit NodeResourcesFit");
 }
 
+// Snapshot::node_allocatable (the cache's parse of each node version) is what the filter reads;
+// a snapshot without it, or with a null entry, parses the node's status.
+TEST(NodePluginsTest, PrecomputedAllocatableIsUsedWhenGiven) {
+  Snapshot s;
+  s.nodes = {testing::Obj<api::Node>(R"({"metadata":{"name":"a"},"status":{"allocatable":{
+                 "cpu":"2","memory":"1Gi","pods":"10"}}})"),
+             testing::Obj<api::Node>(R"({"metadata":{"name":"b"},"status":{"allocatable":{
+                 "cpu":"2","memory":"1Gi","pods":"10"}}})")};
+  auto pod = MakePod("p", "{}", R"({"containers":[{"name":"c","resources":{"requests":{
+      "cpu":"1500m"}}}]})");
+  EXPECT_EQ(Results(*pod, s), "ok ok");
+  Resources small = FromResourceList(s.nodes[0]->status.allocatable);
+  small.milli_cpu = 1000;  // not what the node says: proves which one is read
+  s.node_allocatable = {std::make_shared<const Resources>(small), nullptr};
+  EXPECT_EQ(Results(*pod, s), "NodeResourcesFit ok");
+  s.node_allocatable.pop_back();  // not one per node: ignored
+  EXPECT_EQ(Results(*pod, s), "ok ok");
+}
+
 TEST(NodePluginsTest, ExtendedResourcesServedByADeviceClassAreLeftToDra) {
   // kube-scheduler's shouldDelegateResourceToDRA: a device plugin's allocatable on the node wins;
   // where the node offers none, a name a DeviceClass serves is DynamicResources' business.

@@ -8,6 +8,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "controller/feasibility/resources.h"
@@ -26,7 +27,7 @@ struct NodeInfo {
 struct ClusterIndex {
   const Snapshot* snapshot = nullptr;
   std::vector<NodeInfo> nodes;
-  std::map<std::string, size_t> by_name;
+  std::unordered_map<std::string_view, size_t> by_name;  // views of the nodes' names
   // Built once per snapshot; O(nodes + pods).
   static ClusterIndex Build(const Snapshot& snapshot);
 };

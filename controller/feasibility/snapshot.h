@@ -29,6 +29,10 @@ struct PlacedPod {
 
 struct Snapshot {
   std::vector<std::shared_ptr<const api::Node>> nodes;
+  // FromResourceList(status.allocatable) per entry of `nodes` when the caller keeps it
+  // precomputed (the controller's cache does, per node version); computed when this is not as
+  // long as `nodes` or an entry is null.
+  std::vector<std::shared_ptr<const Resources>> node_allocatable;
   std::vector<PlacedPod> pods;
   std::map<std::string, std::shared_ptr<const api::Namespace>> namespaces;          // by name
   std::map<std::string, std::shared_ptr<const api::PersistentVolume>> pvs;          // by name

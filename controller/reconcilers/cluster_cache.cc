@@ -449,17 +449,6 @@ void ClusterCache::DeletePolicy(const std::string& name) {
   if (policies_.erase(name) > 0) ++gen_.inputs;
 }
 
-void ClusterCache::UpsertNode(NodePtr node) {
-  std::unique_lock l(mu_);
-  std::string name = node->metadata.name;
-  nodes_[name] = std::move(node);
-}
-
-void ClusterCache::DeleteNode(const std::string& name) {
-  std::unique_lock l(mu_);
-  nodes_.erase(name);
-}
-
 NodePtr ClusterCache::GetNode(const std::string& name) const {
   std::shared_lock l(mu_);
   return Find(nodes_, name);

@@ -134,6 +134,10 @@ class ClusterCache {
   // (or PodGroup) with that UID.
   ClaimPtr FindGeneratedClaim(const std::string& pod_uid, const std::string& pod_claim_name) const;
   std::vector<NodePtr> Nodes() const;
+  // Per node of `nodes` (same order): its status.allocatable as the feasibility filters read it,
+  // parsed when the node was cached; null for a node version the cache does not hold.
+  std::vector<std::shared_ptr<const feasibility::Resources>> NodeAllocatable(
+      const std::vector<NodePtr>& nodes) const;
   PodGroupPtr GetPodGroup(const std::string& ns, const std::string& name) const;
   // Pods of namespace `ns` whose spec.schedulingGroup names PodGroup `group`.
   std::vector<PodPtr> PodGroupMembers(const std::string& ns, const std::string& group) const;
@@ -228,6 +232,9 @@ class ClusterCache {
   std::map<std::string, api::DeviceTaintRule> taint_rules_;
   std::map<std::string, api::AllocationPolicy> policies_;
   std::map<std::string, NodePtr> nodes_;
+  // name -> (the node version, its parsed allocatable)
+  std::unordered_map<std::string, std::pair<NodePtr, std::shared_ptr<const feasibility::Resources>>>
+      node_allocatable_;
   feasibility::Snapshot storage_;  // only the PV/PVC/StorageClass/CSINode/Namespace maps
   std::unordered_map<std::string, PodGroupPtr> pod_groups_;  // ns/name
 

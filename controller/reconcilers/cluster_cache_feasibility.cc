@@ -5,6 +5,36 @@
 
 namespace draco::reconcilers {
 
+void ClusterCache::UpsertNode(NodePtr node) {
+  // Its allocatable, parsed once per node version (every pod's node filter reads it).
+  auto allocatable = std::make_shared<const feasibility::Resources>(
+      feasibility::FromResourceList(node->status.allocatable));
+  std::unique_lock l(mu_);
+  std::string name = node->metadata.name;
+  node_allocatable_[name] = {node, std::move(allocatable)};
+  nodes_[name] = std::move(node);
+}
+
+void ClusterCache::DeleteNode(const std::string& name) {
+  std::unique_lock l(mu_);
+  nodes_.erase(name);
+  node_allocatable_.erase(name);
+}
+
+std::vector<std::shared_ptr<const feasibility::Resources>> ClusterCache::NodeAllocatable(
+    const std::vector<NodePtr>& nodes) const {
+  std::vector<std::shared_ptr<const feasibility::Resources>> out;
+  out.reserve(nodes.size());
+  std::shared_lock l(mu_);
+  for (const auto& n : nodes) {
+    auto it = node_allocatable_.find(n->metadata.name);
+    // Null (computed by the filter) for a node version the cache does not hold.
+    out.push_back(it != node_allocatable_.end() && it->second.first == n ? it->second.second
+                                                                         : nullptr);
+  }
+  return out;
+}
+
 void ClusterCache::UpsertPersistentVolume(std::shared_ptr<const api::PersistentVolume> pv) {
   std::unique_lock l(mu_);
   std::string name = pv->metadata.name;
@@ -93,7 +123,12 @@ feasibility::Snapshot ClusterCache::FeasibilitySnapshot(const std::string& exclu
   feasibility::Snapshot s = storage_;
   if (with_nodes) {
     s.nodes.reserve(nodes_.size());
-    for (const auto& [name, n] : nodes_) s.nodes.push_back(n);
+    s.node_allocatable.reserve(nodes_.size());
+    for (const auto& [name, n] : nodes_) {
+      s.nodes.push_back(n);
+      auto it = node_allocatable_.find(name);
+      s.node_allocatable.push_back(it != node_allocatable_.end() ? it->second.second : nullptr);
+    }
   }
   for (const auto& [name, c] : classes_) {
     s.dra_extended_resources.insert(std::string(api::kDeviceClassResourcePrefix) + name);

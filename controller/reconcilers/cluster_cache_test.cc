@@ -313,6 +313,31 @@ TEST(ClusterCacheTest, InventoryCountsCounterUsePerPool) {
   EXPECT_DOUBLE_EQ(inv.pools[0].counters[1].used, 60);
 }
 
+// Each node version's allocatable is parsed once, when cached, and handed to the node filter
+// only for that version.
+TEST(ClusterCacheTest, NodeAllocatableIsParsedPerNodeVersion) {
+  ClusterCache cache;
+  api::Node n;
+  n.metadata.name = "n1";
+  n.status.allocatable["cpu"] = api::Quantity::Parse("2").value();
+  auto v1 = std::make_shared<const api::Node>(n);
+  cache.UpsertNode(v1);
+  auto got = cache.NodeAllocatable({v1});
+  ASSERT_EQ(got.size(), 1u);
+  ASSERT_NE(got[0], nullptr);
+  EXPECT_EQ(got[0]->milli_cpu, 2000);
+  n.status.allocatable["cpu"] = api::Quantity::Parse("4").value();
+  auto v2 = std::make_shared<const api::Node>(n);
+  EXPECT_EQ(cache.NodeAllocatable({v2})[0], nullptr);  // not the cached version
+  cache.UpsertNode(v2);
+  EXPECT_EQ(cache.NodeAllocatable({v2})[0]->milli_cpu, 4000);
+  feasibility::Snapshot s = cache.FeasibilitySnapshot("", /*with_nodes=*/true);
+  ASSERT_EQ(s.node_allocatable.size(), 1u);
+  EXPECT_EQ(s.node_allocatable[0]->milli_cpu, 4000);
+  cache.DeleteNode("n1");
+  EXPECT_EQ(cache.NodeAllocatable({v2})[0], nullptr);
+}
+
 TEST(ResourceVersionTest, IntegerOrdering) {
   EXPECT_TRUE(ResourceVersionOlder("9", "10"));
   EXPECT_FALSE(ResourceVersionOlder("10", "9"));

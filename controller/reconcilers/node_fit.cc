@@ -11,6 +11,7 @@ NodeFilterResult FilterNodes(const api::Pod* pod, const std::vector<NodePtr>& no
                                      /*with_nodes=*/false);
   }
   snap.nodes.assign(nodes.begin(), nodes.end());
+  snap.node_allocatable = cache.NodeAllocatable(nodes);
   std::vector<const api::NodeSelector*> allocated;
   for (const auto& c : allocated_claims) {
     if (c->status.allocation && c->status.allocation->node_selector) {
