@@ -77,26 +77,26 @@ Status RestApiWriter::DeleteClaim(const std::string& ns, const std::string& name
 StatusOr<PodPtr> RestApiWriter::ApplyPodClaimStatuses(
     const api::Pod& pod, const std::vector<api::PodResourceClaimStatus>& statuses) {
   return DecodePod(client_.Patch(k8s::kPods, pod.metadata.namespace_, pod.metadata.name,
-                                 k8s::PatchType::kJsonPatch,
-                                 PodStatusPatch(pod, &statuses, nullptr), WriteAs(), "status"));
+                                 k8s::PatchType::kJsonPatch, PodStatusPatch(pod, &statuses, ""),
+                                 WriteAs(), "status"));
 }
 
 StatusOr<PodPtr> RestApiWriter::NominatePod(
     const api::Pod& pod, const std::vector<api::PodResourceClaimStatus>* statuses,
     const std::string& node) {
   return DecodePod(client_.Patch(k8s::kPods, pod.metadata.namespace_, pod.metadata.name,
-                                 k8s::PatchType::kJsonPatch, PodStatusPatch(pod, statuses, &node),
+                                 k8s::PatchType::kJsonPatch, PodStatusPatch(pod, statuses, node),
                                  WriteAs(), "status"));
 }
 
 std::string PodClaimStatusesPatch(const api::Pod& pod,
                                   const std::vector<api::PodResourceClaimStatus>& statuses) {
-  return PodStatusPatch(pod, &statuses, nullptr);
+  return PodStatusPatch(pod, &statuses, "");
 }
 
 std::string PodStatusPatch(const api::Pod& pod,
                            const std::vector<api::PodResourceClaimStatus>* statuses,
-                           const std::string* nominated_node) {
+                           std::string_view nominated_node) {
   rapidjson::StringBuffer sb;
   Writer w(sb);
   w.StartArray();
@@ -122,12 +122,11 @@ std::string PodStatusPatch(const api::Pod& pod,
     w.EndArray();
     w.EndObject();
   }
-  if (nominated_node != nullptr) {
-    // "" is the absent value (omitempty), and "add" works whether or not the field is there.
+  if (!nominated_node.empty()) {
     w.StartObject();
     Str(w, "op", "add");
     Str(w, "path", "/status/nominatedNodeName");
-    Str(w, "value", *nominated_node);
+    Str(w, "value", nominated_node);
     w.EndObject();
   }
   w.EndArray();

@@ -59,10 +59,10 @@ std::string PodClaimStatusesPatch(const api::Pod& pod,
                                   const std::vector<api::PodResourceClaimStatus>& statuses);
 
 // The JSON patch of pods/status behind both writes: the UID test, then resourceClaimStatuses set
-// to `*statuses` (left alone when null) and status.nominatedNodeName set to `*nominated_node`
-// (left alone when null; "" clears it).
+// to `*statuses` (left alone when null) and status.nominatedNodeName set to `nominated_node`
+// (left alone when empty).
 std::string PodStatusPatch(const api::Pod& pod,
                            const std::vector<api::PodResourceClaimStatus>* statuses,
-                           const std::string* nominated_node);
+                           std::string_view nominated_node);
 
 }  // namespace draco::reconcilers

@@ -291,28 +291,22 @@ TEST(NominatePodTest, SetsTheNominatedNodeWithOrWithoutTheStatuses) {
   a.name = "gpu";
   a.resource_claim_name = "p-gpu-x";
   std::vector<api::PodResourceClaimStatus> statuses{a};
-  const std::string node = "node-3";
-  auto both = Ops(PodStatusPatch(LivePod(), &statuses, &node));
+  auto both = Ops(PodStatusPatch(LivePod(), &statuses, "node-3"));
   ASSERT_EQ(both.Size(), 3u);
   EXPECT_EQ(Op(both[0]), "test /metadata/uid");
   EXPECT_EQ(Op(both[1]), "add /status/resourceClaimStatuses");
   EXPECT_EQ(Op(both[2]), "add /status/nominatedNodeName");
   EXPECT_STREQ(both[2]["value"].GetString(), "node-3");
-  auto node_only = Ops(PodStatusPatch(LivePod(), nullptr, &node));
+  auto node_only = Ops(PodStatusPatch(LivePod(), nullptr, "node-3"));
   ASSERT_EQ(node_only.Size(), 2u);
   EXPECT_EQ(Op(node_only[1]), "add /status/nominatedNodeName");
-  const std::string none;
-  auto cleared = Ops(PodStatusPatch(LivePod(), nullptr, &none));
-  ASSERT_EQ(cleared.Size(), 2u);
-  EXPECT_STREQ(cleared[1]["value"].GetString(), "");
-  EXPECT_EQ(Ops(PodStatusPatch(LivePod(), &statuses, nullptr)).Size(), 2u);  // statuses only
 
   PodPatchClient client;
   client.live = LivePod();
   RestApiWriter writer(client);
   ASSERT_TRUE(writer.NominatePod(client.live, &statuses, "node-3").ok());
   ASSERT_EQ(client.patches.size(), 1u);
-  EXPECT_EQ(client.patches[0], PodStatusPatch(client.live, &statuses, &node));
+  EXPECT_EQ(client.patches[0], PodStatusPatch(client.live, &statuses, "node-3"));
   EXPECT_EQ(client.last_type, k8s::PatchType::kJsonPatch);
   EXPECT_EQ(client.last_subresource, "status");
 }

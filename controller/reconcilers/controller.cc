@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <array>
 #include <ctime>
-#include <future>
-#include <system_error>
 
 #include <spdlog/spdlog.h>
 
@@ -469,12 +467,7 @@ StatusOr<Result> Controller::AllocateForPod(const api::Pod& pod, const PodClaims
           reserve.emplace_back(pc.bind_to[i]);
         }
       }
-      // The pod's nominated node and deferred claim statuses go beside the allocation's write,
-      // so the gate can come off one write sooner; undone if the allocation's write fails.
-      std::future<Status> nominated = pin ? NominateAsync(pod, pc, node) : std::future<Status>();
       Status st = WriteAllocations(reserve, to_allocate, resp.results);
-      const bool nominated_ok = nominated.valid() && nominated.get().ok();
-      if (!st.ok() && nominated_ok) UndoNomination(pod);
       {
         std::lock_guard<std::mutex> g(alloc_mu_);
         for (const auto& c : to_allocate) allocating_.erase(ClaimKey(*c));

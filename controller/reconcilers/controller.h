@@ -69,7 +69,6 @@
 #include <atomic>
 #include <chrono>
 #include <deque>
-#include <future>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -220,13 +219,6 @@ class Controller {
   // Before the gate comes off: the deferred `pc.statuses` unless the pod has them, and with `pin`
   // status.nominatedNodeName = `node` unless set, in one write.
   Status Nominate(const api::Pod& pod, const PodClaims& pc, const std::string& node, bool pin);
-  // Nominate(pod, pc, node, pin=true) on its own thread, beside the allocation's write (invalid
-  // when no thread could be started: the release nominates then). The references must outlive
-  // the future's get().
-  std::future<Status> NominateAsync(const api::Pod& pod, const PodClaims& pc,
-                                    const std::string& node);
-  // Clears status.nominatedNodeName the pod got beside an allocation write that failed.
-  void UndoNomination(const api::Pod& pod);
   // Writes `pc.statuses` (deferred by EnsureGeneratedClaims) unless the pod has them already.
   Status WriteDeferredStatuses(const api::Pod& pod, const PodClaims& pc);
   // Groups (group_sync.cc). The pod's group, when groups are on and it is in one.

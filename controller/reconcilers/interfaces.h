@@ -39,9 +39,8 @@ class ApiWriter {
   // for the API server (no apply merge; issue #18).
   virtual StatusOr<PodPtr> ApplyPodClaimStatuses(
       const api::Pod& pod, const std::vector<api::PodResourceClaimStatus>& statuses) = 0;
-  // Sets status.nominatedNodeName to `node` ("" clears it) and, unless `statuses` is null,
-  // resourceClaimStatuses to `*statuses`, in one JSON patch of pods/status guarded like
-  // ApplyPodClaimStatuses. For a
+  // Sets status.nominatedNodeName to `node` and, unless `statuses` is null, resourceClaimStatuses
+  // to `*statuses`, in one JSON patch of pods/status guarded like ApplyPodClaimStatuses. For a
   // gated pod draco pinned to `node`, just before its gate comes off: kube-scheduler sets the same
   // nominatedNodeName in its binding cycle before PreBind (NominatedNodeNameForExpectation) and
   // skips that pod write when the pod already has it; it also tries the nominated node first.

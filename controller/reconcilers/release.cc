@@ -1,9 +1,6 @@
 // Gate removal (see controller.h, ControllerOptions::release_after_observed): a gated pod whose
 // claims draco allocated is released once the watch shows the allocations, without a worker
 // waiting for that meanwhile.
-#include <future>
-#include <system_error>
-
 #include <spdlog/spdlog.h>
 
 #include "controller/reconcilers/controller.h"
@@ -45,32 +42,6 @@ Status Controller::Nominate(const api::Pod& pod, const PodClaims& pc, const std:
   if (!written.ok()) return written.status();
   if (*written) cache_.AssumePod(*written);
   return OkStatus();
-}
-
-std::future<Status> Controller::NominateAsync(const api::Pod& pod, const PodClaims& pc,
-                                              const std::string& node) {
-  try {
-    return std::async(std::launch::async,
-                      [this, &pod, &pc, &node] { return Nominate(pod, pc, node, true); });
-  } catch (const std::system_error& e) {  // no thread: the release nominates (in sequence)
-    spdlog::debug("pod {}/{}: nominating in sequence: {}", pod.metadata.namespace_,
-                  pod.metadata.name, e.what());
-    return {};
-  }
-}
-
-void Controller::UndoNomination(const api::Pod& pod) {
-  PodPtr latest = cache_.GetPod(pod.metadata.namespace_, pod.metadata.name);
-  if (!latest || latest->metadata.uid != pod.metadata.uid) return;
-  if (latest->status.nominated_node_name.empty()) return;
-  auto cleared = writer_.NominatePod(*latest, nullptr, "");
-  if (!cleared.ok()) {
-    // The next pass nominates again (or the scheduler clears it when the pod fails there).
-    spdlog::warn("pod {}/{}: clearing nominatedNodeName after a failed allocation write: {}",
-                 pod.metadata.namespace_, pod.metadata.name, cleared.status().ToString());
-    return;
-  }
-  if (*cleared) cache_.AssumePod(*cleared);
 }
 
 StatusOr<Result> Controller::ReleaseAllocatedPod(const api::Pod& pod, const PodClaims& pc,

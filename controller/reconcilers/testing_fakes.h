@@ -38,18 +38,11 @@ class FakeWriter : public ApiWriter {
   // interleave another sync there, as a second worker would.
   std::map<std::string, std::function<void()>> interleave_before;
 
-  // Serves one call at a time (draco writes from several threads: a pod's nominated node goes
-  // beside its allocation's write); an interleaved sync runs with the lock released.
-  std::mutex mu;
-  using Lock = std::unique_lock<std::mutex>;
-
-  bool Fail(const std::string& call, Status* st, Lock* lock) {
+  bool Fail(const std::string& call, Status* st) {
     if (auto it = interleave_before.find(call); it != interleave_before.end()) {
       auto f = std::move(it->second);
       interleave_before.erase(it);
-      lock->unlock();
       f();
-      lock->lock();
     }
     if (fail_next.erase("conflict:" + call)) {
       *st = ApiErr(409, "Conflict");
@@ -72,10 +65,9 @@ class FakeWriter : public ApiWriter {
   static std::string K(const std::string& ns, const std::string& n) { return ns + "/" + n; }
 
   StatusOr<ClaimPtr> CreateClaim(const api::ResourceClaim& c) override {
-    Lock l(mu);
     calls.push_back("create " + c.metadata.generate_name);
     Status st;
-    if (Fail("create", &st, &l)) return st;
+    if (Fail("create", &st)) return st;
     api::ResourceClaim s = c;
     if (s.metadata.name.empty())
       s.metadata.name = c.metadata.generate_name + "x" + std::to_string(++name_seq);
@@ -112,22 +104,19 @@ class FakeWriter : public ApiWriter {
     return std::make_shared<const api::ResourceClaim>(s);
   }
   StatusOr<ClaimPtr> UpdateClaim(const api::ResourceClaim& c) override {
-    Lock l(mu);
     calls.push_back("update " + c.metadata.name);
     Status st;
-    if (Fail("update", &st, &l)) return st;
+    if (Fail("update", &st)) return st;
     return Put(c, false);
   }
   StatusOr<ClaimPtr> UpdateClaimStatus(const api::ResourceClaim& c) override {
-    Lock l(mu);
     calls.push_back("status " + c.metadata.name);
     Status st;
-    if (Fail("status", &st, &l)) return st;
+    if (Fail("status", &st)) return st;
     return Put(c, true);
   }
   Status DeleteClaim(const std::string& ns, const std::string& name,
                      const std::string& uid) override {
-    Lock l(mu);
     calls.push_back("delete " + name);
     auto it = claims.find(K(ns, name));
     if (it == claims.end()) return ApiErr(404, "NotFound");
@@ -142,10 +131,9 @@ class FakeWriter : public ApiWriter {
   }
   StatusOr<PodPtr> ApplyPodClaimStatuses(
       const api::Pod& pod, const std::vector<api::PodResourceClaimStatus>& statuses) override {
-    Lock l(mu);
     calls.push_back("apply " + pod.metadata.name);
     Status st;
-    if (Fail("apply", &st, &l)) return st;
+    if (Fail("apply", &st)) return st;
     api::Pod p = pods.count(K(pod.metadata.namespace_, pod.metadata.name))
                      ? pods[K(pod.metadata.namespace_, pod.metadata.name)]
                      : pod;
@@ -157,11 +145,10 @@ class FakeWriter : public ApiWriter {
   StatusOr<PodPtr> NominatePod(const api::Pod& pod,
                                const std::vector<api::PodResourceClaimStatus>* statuses,
                                const std::string& node) override {
-    Lock l(mu);
     calls.push_back("nominate " + pod.metadata.name + " " + node +
                     (statuses != nullptr ? " with statuses" : ""));
     Status st;
-    if (Fail("nominate", &st, &l)) return st;
+    if (Fail("nominate", &st)) return st;
     api::Pod p = pods.count(K(pod.metadata.namespace_, pod.metadata.name))
                      ? pods[K(pod.metadata.namespace_, pod.metadata.name)]
                      : pod;
@@ -173,10 +160,9 @@ class FakeWriter : public ApiWriter {
   }
   StatusOr<PodPtr> RemoveSchedulingGate(const api::Pod& pod, std::string_view gate,
                                         const std::string& pin_node) override {
-    Lock l(mu);
     calls.push_back("ungate " + pod.metadata.name + (pin_node.empty() ? "" : " pin " + pin_node));
     Status st;
-    if (Fail("ungate", &st, &l)) return st;
+    if (Fail("ungate", &st)) return st;
     api::Pod p = pods.count(K(pod.metadata.namespace_, pod.metadata.name))
                      ? pods[K(pod.metadata.namespace_, pod.metadata.name)]
                      : pod;
@@ -187,7 +173,6 @@ class FakeWriter : public ApiWriter {
   }
   std::map<std::string, api::Pod> live_pods;
   StatusOr<PodPtr> GetPodLive(const std::string& ns, const std::string& name) override {
-    Lock l(mu);
     calls.push_back("get " + name);
     auto it = live_pods.find(K(ns, name));
     if (it == live_pods.end()) return PodPtr(nullptr);
@@ -197,10 +182,9 @@ class FakeWriter : public ApiWriter {
   StatusOr<PodGroupPtr> ApplyPodGroupClaimStatuses(
       const api::PodGroup& group,
       const std::vector<api::PodGroupResourceClaimStatus>& statuses) override {
-    Lock l(mu);
     calls.push_back("apply podgroup " + group.metadata.name);
     Status st;
-    if (Fail("apply podgroup", &st, &l)) return st;
+    if (Fail("apply podgroup", &st)) return st;
     const std::string k = K(group.metadata.namespace_, group.metadata.name);
     api::PodGroup g = pod_groups.count(k) ? pod_groups[k] : group;
     g.status.resource_claim_statuses = statuses;
@@ -209,7 +193,6 @@ class FakeWriter : public ApiWriter {
     return std::make_shared<const api::PodGroup>(g);
   }
   StatusOr<PodGroupPtr> GetPodGroupLive(const std::string& ns, const std::string& name) override {
-    Lock l(mu);
     calls.push_back("get podgroup " + name);
     auto it = pod_groups.find(K(ns, name));
     if (it == pod_groups.end()) return PodGroupPtr(nullptr);
