@@ -94,6 +94,23 @@ std::string PodClaimStatusesPatch(const api::Pod& pod,
   return PodStatusPatch(pod, &statuses, "");
 }
 
+namespace {
+
+// A resourceClaimStatuses list (of a pod or a PodGroup): [{name, resourceClaimName?}, ...].
+template <typename Status>
+void ClaimStatusesArray(Writer& w, const std::vector<Status>& statuses) {
+  w.StartArray();
+  for (const auto& s : statuses) {
+    w.StartObject();
+    Str(w, "name", s.name);
+    if (s.resource_claim_name) Str(w, "resourceClaimName", *s.resource_claim_name);
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+}  // namespace
+
 std::string PodStatusPatch(const api::Pod& pod,
                            const std::vector<api::PodResourceClaimStatus>* statuses,
                            std::string_view nominated_node) {
@@ -112,14 +129,7 @@ std::string PodStatusPatch(const api::Pod& pod,
     Str(w, "op", "add");
     Str(w, "path", "/status/resourceClaimStatuses");
     w.Key("value");
-    w.StartArray();
-    for (const auto& s : *statuses) {
-      w.StartObject();
-      Str(w, "name", s.name);
-      if (s.resource_claim_name) Str(w, "resourceClaimName", *s.resource_claim_name);
-      w.EndObject();
-    }
-    w.EndArray();
+    ClaimStatusesArray(w, *statuses);
     w.EndObject();
   }
   if (!nominated_node.empty()) {
@@ -312,14 +322,7 @@ StatusOr<PodGroupPtr> RestApiWriter::ApplyPodGroupClaimStatuses(
   w.Key("status");
   w.StartObject();
   w.Key("resourceClaimStatuses");
-  w.StartArray();
-  for (const auto& s : statuses) {
-    w.StartObject();
-    Str(w, "name", s.name);
-    if (s.resource_claim_name) Str(w, "resourceClaimName", *s.resource_claim_name);
-    w.EndObject();
-  }
-  w.EndArray();
+  ClaimStatusesArray(w, statuses);
   w.EndObject();
   w.EndObject();
   k8s::PatchOptions opts;
