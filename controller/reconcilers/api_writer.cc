@@ -89,11 +89,6 @@ StatusOr<PodPtr> RestApiWriter::NominatePod(
                                  WriteAs(), "status"));
 }
 
-std::string PodClaimStatusesPatch(const api::Pod& pod,
-                                  const std::vector<api::PodResourceClaimStatus>& statuses) {
-  return PodStatusPatch(pod, &statuses, "");
-}
-
 namespace {
 
 // A resourceClaimStatuses list (of a pod or a PodGroup): [{name, resourceClaimName?}, ...].

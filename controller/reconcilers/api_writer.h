@@ -53,14 +53,9 @@ class RestApiWriter : public ApiWriter {
 std::optional<std::string> GateRemovalPatch(const api::Pod& pod, std::string_view gate,
                                             std::string_view pin_node);
 
-// The JSON patch RestApiWriter::ApplyPodClaimStatuses sends to pods/status (exposed for tests): a
-// test of metadata.uid, then status.resourceClaimStatuses set to `statuses`.
-std::string PodClaimStatusesPatch(const api::Pod& pod,
-                                  const std::vector<api::PodResourceClaimStatus>& statuses);
-
-// The JSON patch of pods/status behind both writes: the UID test, then resourceClaimStatuses set
-// to `*statuses` (left alone when null) and status.nominatedNodeName set to `nominated_node`
-// (left alone when empty).
+// The JSON patch of pods/status behind ApplyPodClaimStatuses and NominatePod (exposed for tests):
+// a test of metadata.uid, then resourceClaimStatuses set to `*statuses` (left alone when null)
+// and status.nominatedNodeName set to `nominated_node` (left alone when empty).
 std::string PodStatusPatch(const api::Pod& pod,
                            const std::vector<api::PodResourceClaimStatus>* statuses,
                            std::string_view nominated_node);

@@ -256,7 +256,8 @@ TEST(PodClaimStatusesPatchTest, TestsTheUidThenSetsTheWholeList) {
   a.name = "gpu";
   a.resource_claim_name = "p-gpu-x";
   b.name = "none";  // recorded without a claim (nothing needed)
-  auto d = Ops(PodClaimStatusesPatch(LivePod(), {a, b}));
+  const std::vector<api::PodResourceClaimStatus> statuses{a, b};
+  auto d = Ops(PodStatusPatch(LivePod(), &statuses, ""));
   ASSERT_EQ(d.Size(), 2u);
   EXPECT_EQ(Op(d[0]), "test /metadata/uid");
   EXPECT_STREQ(d[0]["value"].GetString(), "uid-p");
@@ -279,7 +280,8 @@ TEST(ApplyPodClaimStatusesTest, SendsTheJsonPatchToTheStatusSubresource) {
   a.resource_claim_name = "p-gpu-x";
   ASSERT_TRUE(writer.ApplyPodClaimStatuses(client.live, {a}).ok());
   ASSERT_EQ(client.patches.size(), 1u);
-  EXPECT_EQ(client.patches[0], PodClaimStatusesPatch(client.live, {a}));
+  const std::vector<api::PodResourceClaimStatus> statuses{a};
+  EXPECT_EQ(client.patches[0], PodStatusPatch(client.live, &statuses, ""));
   EXPECT_EQ(client.last_type, k8s::PatchType::kJsonPatch);
   EXPECT_EQ(client.last_subresource, "status");
   EXPECT_EQ(client.last_manager, kFieldManager);

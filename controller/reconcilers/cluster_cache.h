@@ -232,8 +232,8 @@ class ClusterCache {
   std::map<std::string, api::DeviceTaintRule> taint_rules_;
   std::map<std::string, api::AllocationPolicy> policies_;
   std::map<std::string, NodePtr> nodes_;
-  // name -> (the node version, its parsed allocatable)
-  std::unordered_map<std::string, std::pair<NodePtr, std::shared_ptr<const feasibility::Resources>>>
+  // The parsed allocatable of each node version in nodes_ (keyed by that version).
+  std::unordered_map<const api::Node*, std::shared_ptr<const feasibility::Resources>>
       node_allocatable_;
   feasibility::Snapshot storage_;  // only the PV/PVC/StorageClass/CSINode/Namespace maps
   std::unordered_map<std::string, PodGroupPtr> pod_groups_;  // ns/name

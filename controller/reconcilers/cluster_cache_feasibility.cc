@@ -10,15 +10,18 @@ void ClusterCache::UpsertNode(NodePtr node) {
   auto allocatable = std::make_shared<const feasibility::Resources>(
       feasibility::FromResourceList(node->status.allocatable));
   std::unique_lock l(mu_);
-  std::string name = node->metadata.name;
-  node_allocatable_[name] = {node, std::move(allocatable)};
-  nodes_[name] = std::move(node);
+  NodePtr& slot = nodes_[node->metadata.name];
+  if (slot) node_allocatable_.erase(slot.get());
+  node_allocatable_[node.get()] = std::move(allocatable);
+  slot = std::move(node);
 }
 
 void ClusterCache::DeleteNode(const std::string& name) {
   std::unique_lock l(mu_);
-  nodes_.erase(name);
-  node_allocatable_.erase(name);
+  auto it = nodes_.find(name);
+  if (it == nodes_.end()) return;
+  node_allocatable_.erase(it->second.get());
+  nodes_.erase(it);
 }
 
 std::vector<std::shared_ptr<const feasibility::Resources>> ClusterCache::NodeAllocatable(
@@ -27,10 +30,9 @@ std::vector<std::shared_ptr<const feasibility::Resources>> ClusterCache::NodeAll
   out.reserve(nodes.size());
   std::shared_lock l(mu_);
   for (const auto& n : nodes) {
-    auto it = node_allocatable_.find(n->metadata.name);
     // Null (computed by the filter) for a node version the cache does not hold.
-    out.push_back(it != node_allocatable_.end() && it->second.first == n ? it->second.second
-                                                                         : nullptr);
+    auto it = node_allocatable_.find(n.get());
+    out.push_back(it != node_allocatable_.end() ? it->second : nullptr);
   }
   return out;
 }
@@ -126,8 +128,8 @@ feasibility::Snapshot ClusterCache::FeasibilitySnapshot(const std::string& exclu
     s.node_allocatable.reserve(nodes_.size());
     for (const auto& [name, n] : nodes_) {
       s.nodes.push_back(n);
-      auto it = node_allocatable_.find(name);
-      s.node_allocatable.push_back(it != node_allocatable_.end() ? it->second.second : nullptr);
+      auto it = node_allocatable_.find(n.get());
+      s.node_allocatable.push_back(it != node_allocatable_.end() ? it->second : nullptr);
     }
   }
   for (const auto& [name, c] : classes_) {

@@ -344,16 +344,10 @@ StatusOr<Result> Controller::SyncPod(const std::string& ns, const std::string& n
 }
 
 Status Controller::WriteDeferredStatuses(const api::Pod& pod, const PodClaims& pc) {
-  PodPtr latest = cache_.GetPod(pod.metadata.namespace_, pod.metadata.name);
-  const api::Pod& target = latest && latest->metadata.uid == pod.metadata.uid ? *latest : pod;
-  if (StatusesRecorded(target, pc.statuses)) return OkStatus();  // the release wrote them
-  auto applied = writer_.ApplyPodClaimStatuses(target, pc.statuses);
-  if (!applied.ok()) {
-    if (k8s::IsNotFound(applied.status())) return OkStatus();
-    return WriteError(applied.status(), "apply pod resourceClaimStatuses");
-  }
-  if (*applied) cache_.AssumePod(*applied);
-  return OkStatus();
+  // Nothing when the release wrote them already.
+  Status st = Nominate(pod, pc, "", /*pin=*/false);
+  if (st.ok() || k8s::IsNotFound(st)) return OkStatus();
+  return WriteError(st, "apply pod resourceClaimStatuses");
 }
 
 StatusOr<Result> Controller::ReserveForBoundPod(const api::Pod& pod, const PodClaims& pc) {
