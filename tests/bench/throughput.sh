@@ -26,6 +26,7 @@
 #        [--workers 48] [--only draco|upstream] [--draco-flags "--http-threads 2 ..."]
 #        [--rate 20 --duration 120]   (steady-state mode; --pods is then rate x duration)
 #        [--run-timeout 15m]   (how long a side may take to bind its pods; raise it for 5,000 nodes)
+#        [--order upstream-first|draco-first]   (which side runs first; alternate across runs)
 # DRACO_CONTROLLER_BIN: an already built draco to run instead of building this tree's (e.g. an
 # older commit's binary, for before/after comparisons with the same harness, driver and control
 # plane). (DRACO_BIN is the control plane's binary directory, set by e2e/cluster/lib.sh.)
@@ -34,7 +35,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 PODS=2000 NODES=200 DEVICES=8 QPS=5000 WORKERS=48 ONLY="" DRACO_FLAGS="" RATE="" DURATION=120
-RUN_TIMEOUT=15m
+RUN_TIMEOUT=15m ORDER=upstream-first
 while (($#)); do
   case $1 in
     --pods) PODS=$2; shift 2 ;;
@@ -47,9 +48,11 @@ while (($#)); do
     --rate) RATE=$2; shift 2 ;;
     --duration) DURATION=$2; shift 2 ;;
     --run-timeout) RUN_TIMEOUT=$2; shift 2 ;;
+    --order) ORDER=$2; shift 2 ;;
     *) echo "unknown flag $1" >&2; exit 2 ;;
   esac
 done
+case $ORDER in upstream-first | draco-first) ;; *) echo "--order: upstream-first or draco-first" >&2; exit 2 ;; esac
 MODE=burst
 if [[ -n $RATE ]]; then
   MODE=steady
@@ -75,7 +78,7 @@ fi
 (cd tests/bench/throughput && GOTOOLCHAIN=local go build -o "$WORK/throughput" .)
 TP="$WORK/throughput"
 RUN_ID=$(date -u +%Y%m%dT%H%M%SZ)
-record() { echo "{\"run\":\"$RUN_ID\",\"mode\":\"$MODE\",\"side\":\"$1\",\"pods\":$PODS,\"nodes\":$NODES,\"devices\":$DEVICES,\"qps\":$QPS,\"result\":$2}" >>"$OUT"; }
+record() { echo "{\"run\":\"$RUN_ID\",\"mode\":\"$MODE\",\"order\":\"$ORDER\",\"side\":\"$1\",\"pods\":$PODS,\"nodes\":$NODES,\"devices\":$DEVICES,\"qps\":$QPS,\"result\":$2}" >>"$OUT"; }
 
 kcm_pid="" draco_pid=""
 cleanup_procs() {
@@ -245,7 +248,7 @@ side() {
 }
 
 upstream_result="" draco_result=""
-if [[ $ONLY != draco ]]; then
+run_upstream() {
   "$DRACO_BIN/kube-controller-manager" --kubeconfig="$KUBECONFIG" \
     --authentication-kubeconfig="$KUBECONFIG" --authorization-kubeconfig="$KUBECONFIG" \
     --leader-elect=false --bind-address=127.0.0.1 --secure-port=0 \
@@ -257,8 +260,8 @@ if [[ $ONLY != draco ]]; then
   sleep 3
   side upstream false resourceclaim-kcm "$kcm_pid"
   kill "$kcm_pid"; wait "$kcm_pid" 2>/dev/null || true; kcm_pid=""; unset "CPU_PIDS[resourceclaim-kcm]"
-fi
-if [[ $ONLY != upstream ]]; then
+}
+run_draco() {
   "$DRACO_EXE" run --kubeconfig "$KUBECONFIG" --leader-elect=false \
     --kube-api-qps "$QPS" --kube-api-burst $((QPS * 2)) --workers "$WORKERS" \
     --metrics-bind-address 127.0.0.1:$METRICS_PORT --health-probe-bind-address 127.0.0.1:$HEALTH_PORT \
@@ -270,7 +273,12 @@ if [[ $ONLY != upstream ]]; then
   curl -s 127.0.0.1:$METRICS_PORT/metrics >"$WORK/draco-metrics-full.txt" || true
   grep -E '^draco_(allocation_attempts_total|double_allocated_devices|reconcile_total)' "$WORK/draco-metrics-full.txt" >"$WORK/draco-metrics.txt" || true
   kill "$draco_pid"; wait "$draco_pid" 2>/dev/null || true; draco_pid=""
-fi
+}
+# The side that runs second finds the API server, etcd and kube-scheduler warmer and etcd's
+# history longer; --order draco-first swaps the sides so that a series of runs can alternate.
+for s in $( [[ $ORDER == draco-first ]] && echo draco upstream || echo upstream draco); do
+  [[ -z $ONLY || $ONLY == "$s" ]] && "run_$s"
+done
 
 field() { sed -n "s/.*\"$2\":\([0-9.e+-]*\).*/\1/p" <<<"$1"; }
 echo

@@ -461,6 +461,11 @@ func steady(cs *kubernetes.Clientset, ns string, rate float64, duration time.Dur
 	created := map[string]time.Time{}
 	bound := map[string]time.Time{}
 	ungated := map[string]time.Time{}
+	// Stages of each pod as this client's watches see them (keyed by pod name): its claim
+	// created, the claim allocated, the pod's claim statuses written.
+	claimSeen := map[string]time.Time{}
+	claimAlloc := map[string]time.Time{}
+	statuses := map[string]time.Time{}
 	var boundCount, createErrs atomic.Int64
 	toDelete := make(chan string, total)
 	onPod := func(obj any) {
@@ -471,6 +476,9 @@ func steady(cs *kubernetes.Clientset, ns string, rate float64, duration time.Dur
 		now := time.Now()
 		mu.Lock()
 		defer mu.Unlock()
+		if _, seen := statuses[p.Name]; !seen && len(p.Status.ResourceClaimStatuses) > 0 {
+			statuses[p.Name] = now
+		}
 		if _, seen := ungated[p.Name]; !seen && gate && len(p.Spec.SchedulingGates) == 0 {
 			ungated[p.Name] = now
 		}
@@ -483,6 +491,28 @@ func steady(cs *kubernetes.Clientset, ns string, rate float64, duration time.Dur
 	factory := informers.NewSharedInformerFactoryWithOptions(cs, 0, informers.WithNamespace(ns))
 	factory.Core().V1().Pods().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: onPod, UpdateFunc: func(_, o any) { onPod(o) }})
+	onClaim := func(obj any) {
+		c, ok := obj.(*resourcev1.ResourceClaim)
+		if !ok {
+			return
+		}
+		now := time.Now()
+		for _, o := range c.OwnerReferences {
+			if o.Kind != "Pod" {
+				continue
+			}
+			mu.Lock()
+			if _, seen := claimSeen[o.Name]; !seen {
+				claimSeen[o.Name] = now
+			}
+			if _, seen := claimAlloc[o.Name]; !seen && c.Status.Allocation != nil {
+				claimAlloc[o.Name] = now
+			}
+			mu.Unlock()
+		}
+	}
+	factory.Resource().V1().ResourceClaims().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: onClaim, UpdateFunc: func(_, o any) { onClaim(o) }})
 	factory.Start(ctx.Done())
 	factory.WaitForCacheSync(ctx.Done())
 	zero := int64(0)
@@ -531,16 +561,35 @@ func steady(cs *kubernetes.Clientset, ns string, rate float64, duration time.Dur
 			ungate = append(ungate, u.Sub(c).Seconds()*1000)
 		}
 	}
+	// Median time from pod creation until each stage was seen, over the pods that went through
+	// every stage seen here (the statuses stage is skipped where it came after the gate).
+	stage := map[string][]float64{}
+	for name, c := range created {
+		b, ok := bound[name]
+		if !ok {
+			continue
+		}
+		for key, m := range map[string]map[string]time.Time{"claim_created": claimSeen,
+			"claim_allocated": claimAlloc, "statuses": statuses, "ungated": ungated} {
+			if t, ok := m[name]; ok && !t.After(b) {
+				stage[key] = append(stage[key], t.Sub(c).Seconds()*1000)
+			}
+		}
+	}
 	nBound := len(bound)
 	mu.Unlock()
-	out, _ := json.Marshal(map[string]any{
+	res := map[string]any{
 		"mode": "steady", "rate": rate, "duration_seconds": duration.Seconds(), "pods": total,
 		"bound": nBound, "create_errors": createErrs.Load(), "create_seconds": createSecs, "seconds": secs,
 		"pods_per_second":  float64(nBound) / secs,
 		"pod_bound_ms_p50": percentile(lat, 0.5), "pod_bound_ms_p90": percentile(lat, 0.9),
 		"pod_bound_ms_p99": percentile(lat, 0.99), "pod_bound_ms_max": percentile(lat, 1),
 		"gate_removed_ms_p50": percentile(ungate, 0.5), "gate_removed_ms_p99": percentile(ungate, 0.99),
-	})
+	}
+	for key, v := range stage {
+		res["stage_"+key+"_ms_p50"] = percentile(v, 0.5)
+	}
+	out, _ := json.Marshal(res)
 	fmt.Println(string(out))
 }
 
