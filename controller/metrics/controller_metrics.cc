@@ -135,6 +135,17 @@ ControllerMetrics::ControllerMetrics(prometheus::Registry& registry,
                     "(auditor; must be 0)")
               .Register(registry)
               .Add({})),
+      scheduler_held_(prometheus::BuildGauge()
+                          .Name("draco_scheduler_held_devices")
+                          .Help("Devices draco keeps free because a scheduler may be giving them "
+                                "to a pod draco does not gate (scheduler holds)")
+                          .Register(registry)
+                          .Add({})),
+      double_repairs_(prometheus::BuildCounter()
+                          .Name("draco_double_allocation_repairs_total")
+                          .Help("Devices found in two claims: repaired (a gated pod's claim "
+                                "deallocated and allocated again) or reported (both in use)")
+                          .Register(registry)),
       released_unschedulable_(
           prometheus::BuildCounter()
               .Name("draco_released_unschedulable_total")
@@ -172,6 +183,8 @@ ControllerMetrics::ControllerMetrics(prometheus::Registry& registry,
   claim_creates_.Add({{"status", "failure"}});
   binding_deallocations_.Add({{"reason", "failed"}});
   binding_deallocations_.Add({{"reason", "timeout"}});
+  double_repairs_.Add({{"outcome", "repaired"}});
+  double_repairs_.Add({{"outcome", "reported"}});
 }
 
 void ControllerMetrics::ObserveReconcile(std::string_view controller, ReconcileResult result,
@@ -208,6 +221,12 @@ void ControllerMetrics::IncClaimCreate(bool success) {
 }
 
 void ControllerMetrics::SetDoubleAllocatedDevices(double n) { double_allocated_.Set(n); }
+
+void ControllerMetrics::SetSchedulerHeldDevices(double n) { scheduler_held_.Set(n); }
+
+void ControllerMetrics::IncDoubleAllocationRepair(bool repaired) {
+  double_repairs_.Add({{"outcome", repaired ? "repaired" : "reported"}}).Increment();
+}
 
 void ControllerMetrics::IncReleasedUnschedulable() { released_unschedulable_.Increment(); }
 

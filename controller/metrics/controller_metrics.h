@@ -6,6 +6,7 @@
 // `draco_reconcile_errors_total`, `draco_reconcile_time_seconds`, `draco_allocation_attempts_total
 // {result}`, `draco_allocation_duration_seconds`, `draco_claim_allocation_latency_seconds`,
 // `draco_resource_claim_creates_total{status}`, `draco_double_allocated_devices`,
+// `draco_scheduler_held_devices`, `draco_double_allocation_repairs_total{outcome}`,
 // `draco_released_unschedulable_total`, `draco_binding_conditions_deallocations_total{reason}`,
 // `leader_election_master_status{name}`. Every series whose
 // label values are known up front is created at construction with value 0, so dashboards show no
@@ -75,6 +76,10 @@ class ControllerMetrics {
   void ObserveClaimAllocationLatency(double seconds);
   void IncClaimCreate(bool success);
   void SetDoubleAllocatedDevices(double n);
+  // Devices held for pods another scheduler is placing (reconcilers/scheduler_holds.h).
+  void SetSchedulerHeldDevices(double n);
+  // A device found in two claims: repaired (a gated pod's claim deallocated) or only reported.
+  void IncDoubleAllocationRepair(bool repaired);
   // A pod draco released was reported unschedulable by its scheduler and draco deallocated its
   // claims (the safety net, see Controller::RecoverUnschedulable).
   void IncReleasedUnschedulable();
@@ -95,6 +100,8 @@ class ControllerMetrics {
   prometheus::Histogram& claim_allocation_latency_;
   prometheus::Family<prometheus::Counter>& claim_creates_;
   prometheus::Gauge& double_allocated_;
+  prometheus::Gauge& scheduler_held_;
+  prometheus::Family<prometheus::Counter>& double_repairs_;
   prometheus::Counter& released_unschedulable_;
   prometheus::Family<prometheus::Counter>& binding_deallocations_;
   prometheus::Family<prometheus::Gauge>& leader_;

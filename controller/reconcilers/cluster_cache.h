@@ -66,6 +66,13 @@ struct DeviceId {
   std::string ToString() const { return driver + "/" + pool + "/" + device; }
 };
 
+// A device allocated to two or more claims that may not share it (two users, one of them
+// exclusive; admin access does not count), with those claims ("ns/name", sorted).
+struct DoubleAllocation {
+  DeviceId device;
+  std::vector<std::string> claims;
+};
+
 // Generations let consumers cache derived state (the allocator snapshot).
 struct CacheGenerations {
   uint64_t inputs = 0;         // slices, classes, taint rules, allocation policies changed
@@ -151,6 +158,11 @@ class ClusterCache {
   feasibility::Snapshot FeasibilitySnapshot(const std::string& exclude_pod_key,
                                             bool with_nodes = true) const;
   std::vector<PodPtr> Pods() const;
+  // Pods in a scheduler's hands that may make it allocate devices (InSchedulersHands in
+  // scheduler_holds.h: unbound, ungated, not done, with DRA demand), in pod-key order; an index
+  // kept on every pod event.
+  std::vector<PodPtr> SchedulerPods() const;
+  bool HasSchedulerPods() const;
   std::vector<ClaimPtr> Claims() const;
   bool HasClass(const std::string& name) const;
   // True when the informer (watch) has delivered `claim`'s resourceVersion or a newer one, i.e. a
@@ -181,15 +193,20 @@ class ClusterCache {
   std::vector<std::string> ClaimsUsingDevice(const DeviceId& id) const;
   // Devices allocated to two or more claims that may not share them ("driver/pool/device: a, b").
   std::vector<std::string> DoubleAllocatedDevices() const;
+  std::vector<DoubleAllocation> DoubleAllocations() const;
+  // The double allocations among the devices of `claim`'s allocation (as `claim` has it).
+  std::vector<DoubleAllocation> DoubleAllocationsOf(const api::ResourceClaim& claim) const;
   // Inventory for the metrics collector.
   metrics::Inventory Inventory() const;
 
- private:
+ public:
   struct DeviceUse {
     std::string claim_key;
     bool admin_access = false;
     bool shared = false;  // result carries a shareID (allowMultipleAllocations)
   };
+
+ private:
   // A pod that is not done, with what it occupies on a node (precomputed per pod version: the
   // snapshot is taken for every allocation and must not re-parse every pod's quantities).
   struct LivePod {
@@ -246,6 +263,7 @@ class ClusterCache {
   std::map<DeviceId, std::vector<DeviceUse>> allocated_;
 
   std::unordered_map<std::string, LivePod> live_pods_;      // pod key -> pod not done
+  std::set<std::string> scheduler_pods_;                    // keys: InSchedulersHands
   std::unordered_map<std::string, std::string> nominated_;  // pod key -> node draco released it to
 
   CacheGenerations gen_;

@@ -8,9 +8,11 @@
 
 #include "controller/api/extended_resource.h"
 #include "controller/feasibility/feasibility.h"
+#include "controller/feasibility/node_filter.h"
 #include "controller/reconcilers/controller_util.h"
 #include "controller/reconcilers/extended_resource.h"
 #include "controller/reconcilers/node_fit.h"
+#include "controller/reconcilers/scheduler_holds.h"
 #include "k8sclient/api_error.h"
 
 namespace draco::reconcilers {
@@ -90,6 +92,12 @@ bool Controller::Recent(const RecentUids& r, const std::string& uid) {
 }
 
 void Controller::OnPod(const PodPtr& old, const PodPtr& now) {
+  // A pod leaving a scheduler's hands (bound, gated, finished or gone) ends its scheduler holds:
+  // what parked pods wait for may be free again.
+  if (old && InSchedulersHands(*old) && !(now && InSchedulersHands(*now)) &&
+      allocator_.HeldDevices() > 0) {
+    OnAllocationInputsChanged();
+  }
   const PodPtr& p = now ? now : old;
   if (!p || !PodConsumesClaims(*p)) return;
   const std::string& ns = p->metadata.namespace_;
@@ -147,7 +155,10 @@ void Controller::OnClaim(const ClaimPtr& old, const ClaimPtr& now) {
     }
   }
   bool freed = old && old->status.allocation && (!now || !now->status.allocation);
-  if (freed) OnAllocationInputsChanged();
+  // A new allocation while devices are held may be a scheduler's: its holds shrink to it.
+  bool hold_ended = now && now->status.allocation && (!old || !old->status.allocation) &&
+                    allocator_.HeldDevices() > 0;
+  if (freed || hold_ended) OnAllocationInputsChanged();
 }
 
 void Controller::OnTemplate(const TemplatePtr& t) {
@@ -351,11 +362,22 @@ Status Controller::WriteDeferredStatuses(const api::Pod& pod, const PodClaims& p
 }
 
 StatusOr<Result> Controller::ReserveForBoundPod(const api::Pod& pod, const PodClaims& pc) {
+  // Whoever bound the pod without its reservation (a scheduler whose write was lost, one without
+  // DRA support), the kubelet refuses a claim not reserved for the pod: reserve it, when the
+  // allocation is usable on the pod's node.
+  NodePtr node = cache_.GetNode(pod.spec.node_name);
   for (size_t i = 0; i < pc.claims.size(); ++i) {
     const ClaimPtr& c = pc.claims[i];
     if (!c || !c->status.allocation) continue;
     if (IsReservedForPodOrGroup(*c, pod, options_.workload_claims)) continue;
     if (c->metadata.deletion_timestamp) continue;
+    const auto& sel = c->status.allocation->node_selector;
+    if (node && sel && !feasibility::MatchesAllocatedSelectors(*node, {&*sel})) {
+      events_.Record(PodTarget(pod), "Warning", "ClaimAllocatedElsewhere",
+                     "ResourceClaim " + ClaimKey(*c) + " is allocated for other nodes than " +
+                         pod.spec.node_name + ", where the pod is bound; it cannot be used there");
+      continue;
+    }
     api::ResourceClaim copy = *c;
     copy.status.reserved_for.push_back(pc.bind_to[i]);
     auto updated = writer_.UpdateClaimStatus(copy);
@@ -568,13 +590,6 @@ Status Controller::WriteAllocations(
     }
   }
   return OkStatus();
-}
-
-size_t Controller::Audit() {
-  auto doubles = cache_.DoubleAllocatedDevices();
-  for (const auto& d : doubles) spdlog::error("auditor: device allocated twice: {}", d);
-  if (metrics_) metrics_->SetDoubleAllocatedDevices(static_cast<double>(doubles.size()));
-  return doubles.size();
 }
 
 }  // namespace draco::reconcilers

@@ -158,8 +158,9 @@ class Controller {
   StatusOr<Result> SyncClaim(const std::string& ns, const std::string& name);
   StatusOr<Result> SyncPodGroup(const std::string& ns, const std::string& name);
 
-  // Auditor: devices allocated to two claims that may not share them; updates the gauge and
-  // logs each finding. Returns the count.
+  // Auditor (double_booking.cc): devices allocated to two claims that may not share them; logs
+  // each finding, repairs what it can (a claim only gated pods use is deallocated and allocated
+  // again), reports the rest (Event DeviceAllocatedTwice, metrics). Returns the count found.
   size_t Audit();
 
   // Number of pods/claims parked after a failed allocation (for tests and logs).
@@ -293,6 +294,16 @@ class Controller {
   Status WriteAllocations(
       const std::vector<std::optional<api::ResourceClaimConsumerReference>>& reserve,
       const std::vector<ClaimPtr>& claims, const std::vector<api::AllocationResult>& results);
+  // Double bookings (double_booking.cc). The pods that use `claim` (spec or generated owner).
+  std::vector<PodPtr> ConsumersOf(const api::ResourceClaim& claim) const;
+  // True when every consumer of the allocated `claim` is a pod draco still gates (and so cannot
+  // run), and it is reserved for nothing else: deallocating it takes nothing from anyone.
+  bool OnlyGatedConsumers(const api::ResourceClaim& claim) const;
+  // Deallocates `claim` (resourceVersion precondition), Events, metric, requeues its pods.
+  Status DeallocateDoubleBooked(const api::ResourceClaim& claim, const DoubleAllocation& d);
+  // Right before a gate comes off: a claim of the pod whose device the cache shows in another
+  // claim is deallocated (the pod allocates again); a result then, else nullopt.
+  std::optional<StatusOr<Result>> ReleaseDoubleBooked(const api::Pod& pod, const PodClaims& pc);
   void ReportFailure(const api::Pod* pod, const std::vector<ClaimPtr>& claims,
                      const std::string& reason, const std::string& message);
   void Park(const std::string& key);
@@ -373,6 +384,7 @@ class Controller {
     Clock::TimePoint last;
   };
   std::unordered_map<std::string, Recovery> recoveries_;
+  std::set<std::string> reported_doubles_;  // findings already reported (Audit), mu_
   std::deque<std::string> recovery_order_;
 };
 

@@ -1,5 +1,6 @@
 #include "controller/reconcilers/informers.h"
 
+#include <set>
 #include <type_traits>
 
 #include <spdlog/spdlog.h>
@@ -144,6 +145,59 @@ void Informers::Start() {
   if (!probe_thread_.joinable() && !stopping_) {
     probe_thread_ = std::thread([this] { ProbePolicies(); });
   }
+}
+
+namespace {
+
+// CatchUp's part for one kind: list it consistently and bring the cache's copies up to date.
+template <typename T, typename Get, typename Upsert, typename All, typename Delete>
+StatusOr<size_t> CatchUpKind(k8s::RestClient& client, const k8s::GroupVersionResource& gvr, Get get,
+                             Upsert upsert, All all, Delete del) {
+  auto list = k8s::ListAll(client, gvr, "", k8s::ListOptions{});
+  if (!list.ok()) return list.status().WithPrefix("consistent list of " + gvr.resource);
+  size_t changed = 0;
+  std::set<std::string> listed;
+  for (const auto& obj : list->items) {
+    listed.insert(obj->namespace_name() + "/" + obj->name());
+    auto old = get(obj->namespace_name(), obj->name());
+    if (old && old->metadata.uid == obj->uid() &&
+        !ResourceVersionOlder(old->metadata.resource_version, obj->resource_version())) {
+      continue;
+    }
+    if (auto fresh = DecodeObj<T>(obj); fresh && upsert(fresh)) ++changed;
+  }
+  for (const auto& o : all()) {
+    if (listed.count(o->metadata.namespace_ + "/" + o->metadata.name) ||
+        !ResourceVersionOlder(o->metadata.resource_version, list->resource_version)) {
+      continue;
+    }
+    del(o->metadata.namespace_, o->metadata.name);  // deleted while the watch was away
+    ++changed;
+  }
+  return changed;
+}
+
+}  // namespace
+
+StatusOr<size_t> Informers::CatchUp() {
+  ClusterCache& c = cache_;
+  auto claims = CatchUpKind<api::ResourceClaim>(
+      client_, kResourceClaimsGvr,
+      [&c](const std::string& ns, const std::string& n) { return c.GetClaim(ns, n); },
+      [&c](ClaimPtr p) { return c.UpsertClaim(std::move(p)); }, [&c] { return c.Claims(); },
+      [&c](const std::string& ns, const std::string& n) { c.DeleteClaim(ns, n); });
+  if (!claims.ok()) return claims.status();
+  auto pods = CatchUpKind<api::Pod>(
+      client_, k8s::kPods,
+      [&c](const std::string& ns, const std::string& n) { return c.GetPod(ns, n); },
+      [&c](PodPtr p) {
+        c.UpsertPod(std::move(p));
+        return true;
+      },
+      [&c] { return c.Pods(); },
+      [&c](const std::string& ns, const std::string& n) { c.DeletePod(ns, n); });
+  if (!pods.ok()) return pods.status();
+  return *claims + *pods;
 }
 
 bool Informers::WaitForSync(Clock::Duration timeout) {

@@ -76,6 +76,15 @@ class Informers {
   void SetEventSink(EventSink* sink);
   void Start();
   bool WaitForSync(Clock::Duration timeout);
+  // Brings the cache's claims and pods up to a consistent read of the API server (a quorum LIST of
+  // each, paged): every listed object newer than the cached one replaces it, and a cached one the
+  // list lacks whose resourceVersion is older than the list's is dropped (deleted meanwhile). A new
+  // leadership term calls it before its workers start: the informers count as synced from their
+  // first list on, and after an API-server outage their watches may still be re-listing, so
+  // without it a term could allocate from a view older than the previous term's last write
+  // (which the Lease's fence put before this term's start) or miss a pod in a scheduler's hands
+  // (scheduler_holds.h). Returns the number of objects changed.
+  StatusOr<size_t> CatchUp();
   bool HasSynced() const;
   void Stop();
 

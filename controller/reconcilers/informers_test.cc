@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include "controller/api/codec.h"
+#include "controller/reconcilers/api_writer.h"
 #include "k8sclient/api_error.h"
 
 namespace draco::reconcilers {
@@ -57,6 +59,9 @@ class FakeClient : public k8s::RestClient {
  public:
   int policy_status = 404;
   int policy_lists = 0;
+  // What consistent LISTs (resourceVersion "") of claims and pods answer: JSON items, list RV.
+  std::vector<std::string> fresh_claims, fresh_pods;
+  std::string fresh_rv = "1";
   std::vector<std::string> policies;
   std::shared_ptr<std::vector<k8s::WatchEvent>> policy_events =
       std::make_shared<std::vector<k8s::WatchEvent>>();
@@ -68,10 +73,18 @@ class FakeClient : public k8s::RestClient {
     return ApiErr(404, "NotFound");
   }
   StatusOr<k8s::ObjectList> List(const k8s::GroupVersionResource& gvr, std::string_view,
-                                 const k8s::ListOptions&) override {
+                                 const k8s::ListOptions& opts) override {
     std::lock_guard<std::mutex> l(mu);
     k8s::ObjectList out;
     out.resource_version = "1";
+    const bool consistent = opts.resource_version.empty();
+    if (consistent && (gvr == kResourceClaimsGvr || gvr == k8s::kPods)) {
+      out.resource_version = fresh_rv;
+      for (const auto& j : gvr == k8s::kPods ? fresh_pods : fresh_claims) {
+        out.items.push_back(*k8s::Object::Parse(j));
+      }
+      return out;
+    }
     if (gvr == kAllocationPoliciesGvr) {
       ++policy_lists;
       if (policy_status == 404) return ApiErr(404, "NotFound");
@@ -236,6 +249,45 @@ TEST(InformersTest, PolicyEventsReachTheCacheAndBadOnesGiveAWarningEvent) {
   ASSERT_TRUE(Eventually([&] { return cache.Policies().empty(); }));
   EXPECT_GT(cache.Generations().inputs, gen);
   inf.Stop();
+}
+
+// A new term reads claims and pods consistently before it allocates: newer versions replace the
+// cache's, objects gone from the server (older than the list) leave it, newer cached ones stay.
+TEST(InformersCatchUpTest, BringsClaimsAndPodsUpToAConsistentRead) {
+  FakeClient client;
+  ClusterCache cache;
+  Informers informers(client, cache, RealClock::Get());
+  auto claim = [](const std::string& name, const std::string& rv, bool allocated) {
+    std::string j =
+        R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim","metadata":{"name":")" + name +
+        R"(","namespace":"ns","uid":"u-)" + name + R"(","resourceVersion":")" + rv +
+        R"("},"spec":{"devices":{"requests":[]}})";
+    if (allocated) {
+      j +=
+          R"(,"status":{"allocation":{"devices":{"results":[{"request":"r","driver":"drv","pool":"n0","device":"d0"}]}}})";
+    }
+    return j + "}";
+  };
+  auto store = [&cache](const std::string& json) {
+    cache.UpsertClaim(
+        std::make_shared<const api::ResourceClaim>(*api::Decode<api::ResourceClaim>(json)));
+  };
+  store(claim("stale", "5", false));     // the server has it allocated since RV 20
+  store(claim("gone", "6", false));      // deleted on the server
+  store(claim("assumed", "40", false));  // draco's own write, newer than the list
+  client.fresh_claims = {claim("stale", "20", true), claim("assumed", "30", false)};
+  client.fresh_pods = {R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"ns",
+    "uid":"u-p","resourceVersion":"25"},"spec":{"containers":[]}})"};
+  client.fresh_rv = "35";
+  auto changed = informers.CatchUp();
+  ASSERT_TRUE(changed.ok()) << changed.status().ToString();
+  EXPECT_EQ(*changed, 3u);  // stale replaced, gone dropped, pod added
+  ASSERT_NE(cache.GetClaim("ns", "stale"), nullptr);
+  EXPECT_TRUE(cache.GetClaim("ns", "stale")->status.allocation.has_value());
+  EXPECT_EQ(cache.GetClaim("ns", "gone"), nullptr);
+  EXPECT_EQ(cache.GetClaim("ns", "assumed")->metadata.resource_version, "40");
+  EXPECT_NE(cache.GetPod("ns", "p"), nullptr);
+  EXPECT_EQ(cache.DoubleAllocatedDevices().size(), 0u);
 }
 
 }  // namespace

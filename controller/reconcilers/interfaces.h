@@ -131,6 +131,9 @@ class ClaimAllocator {
   // allocations are in the ClusterCache now (assumed after the writes). written=false: some write
   // failed; whatever the cache does not show as allocated is free again.
   virtual void Settle(const std::vector<ClaimPtr>& claims, bool written) = 0;
+  // Devices currently held for pods another scheduler is placing (scheduler_holds.h). Thread-safe:
+  // read by event handlers to decide whether a pod's or claim's change may end a hold.
+  virtual size_t HeldDevices() const { return 0; }
 };
 
 }  // namespace draco::reconcilers

@@ -76,6 +76,7 @@ StatusOr<Result> Controller::ReleaseAllocatedPod(const api::Pod& pod, const PodC
     }
     ForgetPendingRelease(pod.metadata.uid);
   }
+  if (auto repaired = ReleaseDoubleBooked(pod, pc)) return *repaired;
   // This pass may have applied the pod's status: patch the newest version we know.
   PodPtr latest = cache_.GetPod(pod.metadata.namespace_, pod.metadata.name);
   const api::Pod& target = latest && latest->metadata.uid == pod.metadata.uid ? *latest : pod;

@@ -19,8 +19,70 @@ std::string Truncate(std::string s) {
 
 }  // namespace
 
-SnapshotAllocator::SnapshotAllocator(ClusterCache& cache, alloc::Allocator::Config config)
-    : cache_(cache), config_(std::move(config)) {}
+SnapshotAllocator::SnapshotAllocator(ClusterCache& cache, alloc::Allocator::Config config,
+                                     metrics::ControllerMetrics* metrics)
+    : cache_(cache), config_(std::move(config)), metrics_(metrics) {}
+
+void SnapshotAllocator::EnsureInputs(const CacheGenerations& gen) {
+  if (snapshot_ && gen.inputs == snapshot_inputs_) return;
+  // Slices unchanged since the last build keep their converted form.
+  snapshot_ = alloc::Snapshot::Build(config_.features, cache_.DeviceClasses(), cache_.Slices(),
+                                     cache_.TaintRules(), snapshot_.get());
+  config_.policies = cache_.Policies();
+  snapshot_inputs_ = gen.inputs;
+}
+
+SnapshotAllocator::AllocatedView SnapshotAllocator::Allocated() const {
+  AllocatedView v;
+  for (auto& c : cache_.Claims()) {
+    if (!c->status.allocation) continue;
+    v.uids.insert(c->metadata.uid);
+    v.cached.push_back(std::move(c));
+  }
+  // In-flight allocations the cache does not show yet: the claims with their results.
+  v.in_flight.reserve(in_flight_.size());
+  for (const auto& [uid, f] : in_flight_) {
+    if (!v.uids.insert(uid).second) continue;
+    v.in_flight.push_back(*f.claim);
+    v.in_flight.back().status.allocation = f.result;
+  }
+  for (const auto& c : v.cached) v.ptrs.push_back(c.get());
+  for (const auto& c : v.in_flight) v.ptrs.push_back(&c);
+  return v;
+}
+
+void SnapshotAllocator::RefreshHolds() {
+  constexpr auto kMaxAge = std::chrono::seconds(2);  // node readiness, taints, pods' node fit
+  std::string key;
+  std::vector<WaitingPod> waiting;
+  if (cache_.HasSchedulerPods())
+    waiting = WaitingForScheduler(cache_, cache_.SchedulerPods(), &key);
+  const auto now = std::chrono::steady_clock::now();
+  if (waiting.empty()) {
+    if (holds_key_.empty()) return;  // no holds before, none now: the common case
+  } else {
+    CacheGenerations gen = cache_.Generations();
+    key += "|" + std::to_string(gen.inputs) + "|" + std::to_string(gen.deallocations);
+    if (key == holds_key_ && now - holds_time_ < kMaxAge) return;
+  }
+  SchedulerHolds next;
+  if (!waiting.empty()) {
+    EnsureInputs(cache_.Generations());
+    AllocatedView v = Allocated();
+    next = ComputeSchedulerHolds(cache_, config_, snapshot_, v.ptrs, waiting);
+  }
+  if (next.fingerprint != holds_.fingerprint) {
+    dirty_ = true;  // the held devices are part of every rebuild
+    if (!next.pods.empty() || !holds_.pods.empty()) {
+      spdlog::info("scheduler holds: {}", next.devices ? DescribeHolds(next) : "none");
+    }
+  }
+  holds_ = std::move(next);
+  holds_key_ = std::move(key);
+  holds_time_ = now;
+  held_devices_.store(holds_.devices);
+  if (metrics_) metrics_->SetSchedulerHeldDevices(static_cast<double>(holds_.devices));
+}
 
 Status SnapshotAllocator::EnsureSnapshot(bool include_deallocations) {
   CacheGenerations gen = cache_.Generations();
@@ -29,33 +91,15 @@ Status SnapshotAllocator::EnsureSnapshot(bool include_deallocations) {
       (include_deallocations && gen.deallocations != built_.deallocations)) {
     auto start = std::chrono::steady_clock::now();
     (void)cache_.AllocationsSince(std::numeric_limits<uint64_t>::max(), &end);
-    std::vector<ClaimPtr> claims = cache_.Claims();
-    std::vector<const api::ResourceClaim*> allocated;
-    std::unordered_set<std::string> uids;
-    for (const auto& c : claims) {
-      if (!c->status.allocation) continue;
-      allocated.push_back(c.get());
-      uids.insert(c->metadata.uid);
+    AllocatedView v = Allocated();
+    for (const auto& h : holds_.claims) {
+      if (v.uids.insert(h.metadata.uid).second) v.ptrs.push_back(&h);
     }
-    // In-flight allocations the cache does not show yet: the claims with their results.
-    std::vector<api::ResourceClaim> held;
-    held.reserve(in_flight_.size());
-    for (const auto& [uid, f] : in_flight_) {
-      if (!uids.insert(uid).second) continue;
-      held.push_back(*f.claim);
-      held.back().status.allocation = f.result;
-    }
-    for (const auto& c : held) allocated.push_back(&c);
-    if (gen.inputs != built_.inputs || !snapshot_) {
-      // Slices unchanged since the last build keep their converted form.
-      snapshot_ = alloc::Snapshot::Build(config_.features, cache_.DeviceClasses(), cache_.Slices(),
-                                         cache_.TaintRules(), snapshot_.get());
-      config_.policies = cache_.Policies();
-    }
-    auto a = alloc::Allocator::Create(config_, snapshot_, allocated);
+    EnsureInputs(gen);
+    auto a = alloc::Allocator::Create(config_, snapshot_, v.ptrs);
     if (!a.ok()) return a.status();
     alloc_ = std::move(*a);
-    committed_ = std::move(uids);
+    committed_ = std::move(v.uids);
     built_ = gen;
     log_pos_ = end;
     dirty_ = false;
@@ -102,6 +146,7 @@ AllocateResponse SnapshotAllocator::Allocate(const AllocateRequest& req) {
 AllocateResponse SnapshotAllocator::AllocateOnce(const AllocateRequest& req,
                                                  bool include_deallocations) {
   AllocateResponse resp;
+  RefreshHolds();
   Status st = EnsureSnapshot(include_deallocations);
   if (!st.ok()) {
     resp.kind = AllocateResponse::Kind::kError;
@@ -149,6 +194,7 @@ AllocateResponse SnapshotAllocator::AllocateOnce(const AllocateRequest& req,
       std::string text = std::to_string(nodes.size()) + " candidate node(s), none fits";
       if (!out.message.empty()) text += " (" + out.message + ")";
       text += "; on " + nodes[start]->metadata.name + ": " + alloc::ExplanationToText(e);
+      if (holds_.devices > 0) text = DescribeHolds(holds_) + "; " + text;
       resp.message = Truncate(text);
       return resp;
     }

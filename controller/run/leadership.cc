@@ -102,6 +102,22 @@ std::unique_ptr<ControllerTerm> RunTerms(const TermDeps& deps, reconcilers::Info
         break;
       }
     }
+    // The informers count as synced since their first list; after an outage their watches may
+    // still be re-listing. A consistent read brings claims and pods (what is allocated, who waits)
+    // before anything is allocated, so no term decides on a view older than the last term's
+    // writes. Retried while leading; a failure is not a reason to act on a stale view.
+    while (go) {
+      auto caught_up = informers.CatchUp();
+      if (caught_up.ok()) {
+        spdlog::info("leading: claims and pods caught up with a consistent read ({} changed)",
+                     *caught_up);
+        break;
+      }
+      spdlog::warn("leading: {}; retrying", caught_up.status().ToString());
+      std::unique_lock<std::mutex> l(st.mu);
+      st.cv.wait_for(l, 500ms, [&] { return st.stop || !st.leading; });
+      if (st.stop || !st.leading) go = false;
+    }
     std::unique_ptr<ControllerTerm> term;
     if (go) term = std::make_unique<ControllerTerm>(deps, *fence);
     {

@@ -29,7 +29,7 @@ ControllerTerm::ControllerTerm(const TermDeps& deps, k8s::RestClient& writes) : 
   ac.selectors = alloc::NewCelSelectorCompiler();
   ac.timeout = 10s;
   ac.features = deps.features;
-  allocator_ = std::make_unique<reconcilers::SnapshotAllocator>(deps.cache, ac);
+  allocator_ = std::make_unique<reconcilers::SnapshotAllocator>(deps.cache, ac, &deps.metrics);
   reconcilers::ControllerOptions co;
   co.allocate = deps.flags.allocate;
   co.pin_node = deps.flags.pin_allocated_node;

@@ -37,7 +37,9 @@ if [[ $MODE == webhook ]]; then
   WPORT=$((30000 + RANDOM % 2500))  # below the ephemeral range
   mode_args=(--set admission.mode=webhook --set admission.webhook.url=https://127.0.0.1:$WPORT/mutate)
 fi
-helm install "$REL" "$CHART_DIR" -n "$NS" --set admission.gatedNamespaces.names="{$GATED}" \
+helm install "$REL" "$CHART_DIR" -n "$NS" --set admission.gatedNamespaces.all=false \
+  --set admission.gatedNamespaces.names="{$GATED}" \
+  --set-string 'admission.gatedNamespaces.selector.matchLabels.draco\.dev/gated=true' \
   --set admission.gatedNamespaces.excludeNames="{kube-system,$EXCLUDED}" "${mode_args[@]}" >/dev/null
 pass "helm install $REL in $MODE mode (gating $GATED by name and draco.dev/gated=true namespaces)"
 if [[ $MODE == webhook ]]; then

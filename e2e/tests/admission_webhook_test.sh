@@ -34,7 +34,7 @@ for n in $GATED $PLAIN; do kubectl wait --for=delete "namespace/$n" --timeout=12
 fresh_ns "$NS"
 helm install "$REL" "$CHART_DIR" -n "$NS" --set admission.mode=webhook \
   --set admission.webhook.url=https://127.0.0.1:$P1/mutate \
-  --set admission.gatedNamespaces.names="{$GATED}" >/dev/null
+  --set admission.gatedNamespaces.all=false --set admission.gatedNamespaces.names="{$GATED}" >/dev/null
 k get mutatingwebhookconfiguration "$REL-scheduling-gate" >/dev/null || fail "no MutatingWebhookConfiguration"
 if k get mutatingadmissionpolicy "$REL-scheduling-gate" >/dev/null 2>&1; then
   fail "webhook mode installed a MutatingAdmissionPolicy too"

@@ -27,7 +27,7 @@ want="ClusterRole/draco
 ClusterRoleBinding/draco
 Deployment/draco
 MutatingAdmissionPolicy/draco-scheduling-gate
-MutatingAdmissionPolicyBinding/draco-scheduling-gate-selector
+MutatingAdmissionPolicyBinding/draco-scheduling-gate-all
 Pod/draco-test-metrics
 Role/draco-leader-election
 RoleBinding/draco-leader-election
@@ -44,7 +44,8 @@ for f in lease-duration=15s renew-deadline=10s retry-period=2s; do
 done
 grep -q 'readOnlyRootFilesystem: true' "$tmp/default.yaml" || fail "read-only root missing"
 grep -q 'runAsNonRoot: true' "$tmp/default.yaml" || fail "runAsNonRoot missing"
-grep -q 'draco.dev/gated: "true"' "$tmp/default.yaml" || fail "default gating selector missing"
+kinds "$tmp/default.yaml" | grep -qx 'MutatingAdmissionPolicyBinding/draco-scheduling-gate-all' \
+  || fail "default does not gate every namespace (one allocator per device)"
 grep -q 'Object.spec.schedulingGates{name: "draco.dev/allocation"}' "$tmp/default.yaml" \
   || fail "admission policy does not add the draco.dev/allocation gate"
 if grep -q 'type: Recreate' "$tmp/default.yaml"; then fail "Recreate strategy with leader election"; fi
@@ -83,9 +84,15 @@ pass "admission.enabled=false and metrics.enabled=false drop their objects"
 
 # Extended resources (KEP-5004): off by default; on, the gate also matches pods asking for the
 # listed names, the chart's classes' extendedResourceName and the implicit class names.
-if grep -q 'deviceclass.resource.kubernetes.io/' "$tmp/default.yaml"; then
-  fail "extended resources gated by default"
+# extendedResources.enabled=auto: on with the policy, off with the webhook (1.35 default).
+grep -q 'deviceclass.resource.kubernetes.io/' "$tmp/default.yaml" \
+  || fail "extended resources not gated by default in policy mode"
+render --kube-version 1.35.0 >"$tmp/default135.yaml" || fail "defaults on 1.35 (webhook)"
+if grep -q 'deviceclass.resource.kubernetes.io/' "$tmp/default135.yaml"; then
+  fail "extended resources gated in webhook mode"
 fi
+render --kube-version 1.35.0 --set admission.extendedResources.enabled=false >/dev/null \
+  || fail "extendedResources.enabled=false"
 render --show-only templates/admissionpolicy.yaml --set admission.extendedResources.enabled=true \
   --set 'admission.extendedResources.resourceNames={example.com/gpu}' \
   --set 'deviceClasses[0].name=fpga.x' --set 'deviceClasses[0].driver=fpga.x' \
@@ -138,10 +145,12 @@ block() {
     inb && t != "" { print substr($0, hind + 1) }
     t == key { inb = 1; hind = ind; print "--" }' "$1"
 }
-render --set admission.mode=webhook --set 'admission.gatedNamespaces.names={ml}' \
-  --set admission.gatedNamespaces.excludeNames='{kube-system,ops}' >"$tmp/w.yaml"
-render --set admission.mode=policy --set 'admission.gatedNamespaces.names={ml}' \
-  --set admission.gatedNamespaces.excludeNames='{kube-system,ops}' >"$tmp/p.yaml"
+sel=(--set admission.gatedNamespaces.all=false --set 'admission.gatedNamespaces.names={ml}'
+  --set admission.gatedNamespaces.selector.matchLabels.team=ml
+  --set admission.gatedNamespaces.excludeNames='{kube-system,ops}'
+  --set admission.extendedResources.enabled=false)
+render --set admission.mode=webhook "${sel[@]}" >"$tmp/w.yaml"
+render --set admission.mode=policy "${sel[@]}" >"$tmp/p.yaml"
 # One policy binding per webhook, in the same order, with the same namespaceSelector.
 [[ $(block "$tmp/w.yaml" namespaceSelector | grep -c '^--$') == 2 ]] || fail "want 2 webhook selectors"
 [[ $(block "$tmp/w.yaml" namespaceSelector) == "$(block "$tmp/p.yaml" namespaceSelector)" ]] \
@@ -196,11 +205,11 @@ expect_fail "ServiceMonitor without metrics" "needs metrics.enabled=true" \
 expect_fail "ServiceMonitor without the CRD" "does not serve monitoring.coreos.com/v1 ServiceMonitor" \
   --set metrics.serviceMonitor.enabled=true
 expect_fail "admission gating no namespace" "no namespace is gated" \
-  --set admission.gatedNamespaces.selector=null
+  --set admission.gatedNamespaces.all=false
 expect_fail "admission all plus names" "gatedNamespaces.all=true gates every namespace" \
   --set admission.gatedNamespaces.all=true --set 'admission.gatedNamespaces.names={ml}'
 expect_fail "namespace gated and excluded" '"kube-system" is in both' \
-  --set 'admission.gatedNamespaces.names={kube-system}'
+  --set admission.gatedNamespaces.all=false --set 'admission.gatedNamespaces.names={kube-system}'
 expect_fail "policy mode without a MutatingAdmissionPolicy API" "serves no MutatingAdmissionPolicy API" \
   --kube-version 1.35.0 --set admission.mode=policy
 expect_fail "webhook URL in policy mode" "admission.webhook.url is set but admission.mode resolves to policy" \

@@ -201,7 +201,7 @@ if ! $have_helm; then
 fi
 render --show-only templates/admissionpolicy.yaml --set admission.extendedResources.enabled=true \
   --set "admission.extendedResources.resourceNames={$ERN}" \
-  --set "admission.gatedNamespaces.names={$NS3}" >"$GATE_YAML"
+  --set admission.gatedNamespaces.all=false --set "admission.gatedNamespaces.names={$NS3}" >"$GATE_YAML"
 grep -q "\"$ERN\"" "$GATE_YAML" || fail "the rendered gate does not name $ERN"
 k apply -f "$GATE_YAML" >/dev/null
 cat <<YAML | k apply -f - >/dev/null

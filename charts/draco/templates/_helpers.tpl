@@ -144,11 +144,22 @@ exactly the same namespaces. */}}
 {{- and .Values.admission.enabled (eq (include "draco.admissionMode" .) "webhook") }}
 {{- end }}
 
+{{/* "true" when the gate covers extended-resource pods: admission.extendedResources.enabled true,
+or "auto" in policy mode (draco's webhook gates spec.resourceClaims only). */}}
+{{- define "draco.extendedResourcesGated" -}}
+{{- $e := .Values.admission.extendedResources.enabled }}
+{{- if kindIs "string" $e }}
+{{- and (eq $e "auto") (ne (include "draco.admissionMode" .) "webhook") }}
+{{- else }}
+{{- ternary "true" "false" (eq (toString $e) "true") }}
+{{- end }}
+{{- end }}
+
 {{/* The per-pod gate conditions (CEL matchConditions) shared by the policy and the webhook. */}}
 {{- define "draco.gateConditions" -}}
 {{- $conds := .Files.Get "files/gate-conditions.yaml" }}
 {{- $ext := .Values.admission.extendedResources }}
-{{- if $ext.enabled }}
+{{- if eq (include "draco.extendedResourcesGated" .) "true" }}
 {{- if eq (include "draco.admissionMode" .) "webhook" }}
 {{- fail "admission.extendedResources.enabled needs the MutatingAdmissionPolicy (admission.mode policy: Kubernetes 1.36+, or 1.34/1.35 with admissionregistration.k8s.io/v1beta1 enabled); draco's webhook gates pods with spec.resourceClaims only" }}
 {{- end }}
