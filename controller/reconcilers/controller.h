@@ -159,8 +159,8 @@ class Controller {
   StatusOr<Result> SyncPodGroup(const std::string& ns, const std::string& name);
 
   // Auditor (double_booking.cc): devices allocated to two claims that may not share them; logs
-  // each finding, repairs what it can (a claim only gated pods use is deallocated and allocated
-  // again), reports the rest (Event DeviceAllocatedTwice, metrics). Returns the count found.
+  // each finding, queues the gated pods whose worker repairs it (their claim is deallocated and
+  // allocated again), reports the rest (Event DeviceAllocatedTwice, metrics). Returns the count.
   size_t Audit();
 
   // Number of pods/claims parked after a failed allocation (for tests and logs).
@@ -296,9 +296,11 @@ class Controller {
       const std::vector<ClaimPtr>& claims, const std::vector<api::AllocationResult>& results);
   // Double bookings (double_booking.cc). The pods that use `claim` (spec or generated owner).
   std::vector<PodPtr> ConsumersOf(const api::ResourceClaim& claim) const;
-  // True when every consumer of the allocated `claim` is a pod draco still gates (and so cannot
-  // run), and it is reserved for nothing else: deallocating it takes nothing from anyone.
+  // True when the allocated `claim` has one consumer, a pod draco still gates (and so cannot
+  // run), and is reserved for nothing else: deallocating it takes nothing from anyone.
   bool OnlyGatedConsumers(const api::ResourceClaim& claim) const;
+  // Whether `claim` keeps device `d` when all of its holders are such claims (the oldest).
+  bool KeepsDevice(const api::ResourceClaim& claim, const DoubleAllocation& d) const;
   // Deallocates `claim` (resourceVersion precondition), Events, metric, requeues its pods.
   Status DeallocateDoubleBooked(const api::ResourceClaim& claim, const DoubleAllocation& d);
   // Right before a gate comes off: a claim of the pod whose device the cache shows in another

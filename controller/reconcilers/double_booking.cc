@@ -2,11 +2,13 @@
 // holds (scheduler_holds.h) keep draco from causing one; a scheduler whose view lags the API
 // server, or a component outside draco's reach, still can. draco repairs what is safe to repair
 // and reports the rest:
-//   - repair: a claim all of whose consumers are pods draco still gates (unbound; the API server
-//     binds no gated pod) is deallocated (status update with its resourceVersion, so a concurrent
-//     change wins) and its pods allocate again. Checked right before a gate comes off
-//     (ReleaseDoubleBooked) and by the auditor every 10 s. When every claim of the device is such
-//     a claim, the oldest allocation stays.
+//   - repair: a claim whose one consumer is a pod draco still gates (unbound; the API server binds
+//     no gated pod) is deallocated (status update with its resourceVersion, so a concurrent change
+//     wins) and the pod allocates again. Checked by the pod's own worker right before its gate
+//     comes off (ReleaseDoubleBooked), so never concurrently with its release; the auditor (every
+//     10 s) only queues such pods. When every claim of the device is such a claim, the oldest
+//     allocation keeps it. A claim several pods share is never taken back this way (another
+//     worker may be releasing one of them): it is reported.
 //   - report: when no claim of the device can be taken back (its pods run or are in a scheduler's
 //     hands), a Warning Event DeviceAllocatedTwice on every pod that uses one of the claims, once
 //     per finding, the gauge draco_double_allocated_devices and
@@ -48,16 +50,12 @@ std::vector<PodPtr> Controller::ConsumersOf(const api::ResourceClaim& claim) con
 bool Controller::OnlyGatedConsumers(const api::ResourceClaim& claim) const {
   if (!claim.status.allocation || claim.metadata.deletion_timestamp) return false;
   std::vector<PodPtr> pods = ConsumersOf(claim);
-  if (pods.empty()) return false;  // a standalone claim: nobody to allocate it again
-  for (const auto& p : pods) {
-    if (!HasSchedulingGate(*p) || !p->spec.node_name.empty() || PodReleasesClaims(*p)) return false;
-  }
-  for (const auto& r : claim.status.reserved_for) {
-    bool gated_pod = std::ranges::any_of(
-        pods, [&r](const PodPtr& p) { return r.resource == "pods" && r.uid == p->metadata.uid; });
-    if (!gated_pod) return false;
-  }
-  return true;
+  if (pods.size() != 1) return false;  // none (standalone) or shared: another worker may release
+  const api::Pod& p = *pods[0];
+  if (!HasSchedulingGate(p) || !p.spec.node_name.empty() || PodReleasesClaims(p)) return false;
+  return std::ranges::all_of(claim.status.reserved_for, [&p](const auto& r) {
+    return r.resource == "pods" && r.uid == p.metadata.uid;
+  });
 }
 
 Status Controller::DeallocateDoubleBooked(const api::ResourceClaim& claim,
@@ -99,7 +97,8 @@ std::optional<StatusOr<Result>> Controller::ReleaseDoubleBooked(const api::Pod& 
     ClaimPtr now = cache_.GetClaim(c->metadata.namespace_, c->metadata.name);
     if (!now || !now->status.allocation) continue;
     for (const auto& d : cache_.DoubleAllocationsOf(*now)) {
-      if (!OnlyGatedConsumers(*now)) break;  // shared with a running pod: the auditor reports it
+      if (!OnlyGatedConsumers(*now)) break;  // shared or in use: the auditor reports it
+      if (KeepsDevice(*now, d)) continue;
       if (Status st = DeallocateDoubleBooked(*now, d); !st.ok()) return StatusOr<Result>(st);
       repaired = true;
       break;
@@ -110,32 +109,42 @@ std::optional<StatusOr<Result>> Controller::ReleaseDoubleBooked(const api::Pod& 
   return StatusOr<Result>(Result{});  // requeued urgently by DeallocateDoubleBooked
 }
 
+bool Controller::KeepsDevice(const api::ResourceClaim& claim, const DoubleAllocation& d) const {
+  // Every holder is a claim only a gated pod uses: the oldest allocation (then the smallest
+  // name) keeps the device, the others give it back when their pods come to be released.
+  auto stamp = [](const api::ResourceClaim& c) {
+    return std::make_pair(c.status.allocation->allocation_timestamp.value_or(""), ClaimKey(c));
+  };
+  for (const auto& key : d.claims) {
+    if (key == ClaimKey(claim)) continue;
+    auto slash = key.find('/');
+    ClaimPtr other = cache_.GetClaim(key.substr(0, slash), key.substr(slash + 1));
+    if (!other || !other->status.allocation) continue;
+    if (!OnlyGatedConsumers(*other) || stamp(*other) < stamp(claim)) return false;
+  }
+  return true;
+}
+
 size_t Controller::Audit() {
   auto doubles = cache_.DoubleAllocations();
   for (const auto& d : doubles) {
     spdlog::error("auditor: device allocated twice: {}: {}", d.device.ToString(), Join(d.claims));
-    std::vector<ClaimPtr> claims, repairable;
+    std::vector<ClaimPtr> claims;
+    bool repairable = false;
     for (const auto& key : d.claims) {
       auto slash = key.find('/');
       ClaimPtr c = cache_.GetClaim(key.substr(0, slash), key.substr(slash + 1));
       if (!c) continue;
       claims.push_back(c);
-      if (OnlyGatedConsumers(*c)) repairable.push_back(c);
-    }
-    if (!repairable.empty() && repairable.size() == claims.size()) {
-      // Every holder is still gated: the oldest allocation stays.
-      auto oldest = std::ranges::min_element(repairable, [](const ClaimPtr& a, const ClaimPtr& b) {
-        return a->status.allocation->allocation_timestamp.value_or("") <
-               b->status.allocation->allocation_timestamp.value_or("");
-      });
-      repairable.erase(oldest);
-    }
-    for (const auto& c : repairable) {
-      if (Status st = DeallocateDoubleBooked(*c, d); !st.ok()) {
-        spdlog::warn("auditor: {}", st.message());
+      if (!OnlyGatedConsumers(*c)) continue;
+      // The pod's own worker repairs it (ReleaseDoubleBooked), never concurrently with its
+      // release: a deallocation from here could land after the gate came off.
+      repairable = true;
+      for (const auto& p : ConsumersOf(*c)) {
+        queue_.AddUrgent(QueueKey("pod", p->metadata.namespace_, p->metadata.name));
       }
     }
-    if (!repairable.empty()) continue;
+    if (repairable) continue;
     std::string finding = d.device.ToString() + ": " + Join(d.claims);
     {
       std::lock_guard<std::mutex> l(mu_);

@@ -120,13 +120,21 @@ TEST_F(DoubleBookingTest, GatedPodIsNotReleasedOnADeviceAnotherSchedulerGaveAway
   EXPECT_EQ(writer.pods.at("ns/p").spec.scheduling_gates.size(), 1u) << "still gated";
 }
 
-TEST_F(DoubleBookingTest, AuditorTakesBackTheGatedSideAndKeepsTheRunningOne) {
+// The auditor never writes itself (a deallocation could land after the pod's release): it queues
+// the gated pod, whose own sync takes the claim back before the gate comes off.
+TEST_F(DoubleBookingTest, AuditorQueuesTheGatedSideWhoseSyncGivesItBack) {
   Foreign("ours", "dev-7", "gated", /*bound=*/false);
   Foreign("theirs", "dev-7", "running", /*bound=*/true);
+  writer.calls.clear();
   EXPECT_EQ(ctrl.Audit(), 1u);
+  EXPECT_TRUE(writer.calls.empty());
+  EXPECT_TRUE(queue.urgent.count("pod:ns/gated"));
+  EXPECT_FALSE(queue.urgent.count("pod:ns/running"));
+  EXPECT_EQ(EventsWithReason("DeviceAllocatedTwice"), 0);
+  ASSERT_TRUE(ctrl.SyncPod("ns", "gated").ok());
   EXPECT_FALSE(writer.claims.at("ns/ours").status.allocation.has_value());
   EXPECT_TRUE(writer.claims.at("ns/theirs").status.allocation.has_value());
-  EXPECT_TRUE(queue.urgent.count("pod:ns/gated"));
+  EXPECT_EQ(writer.pods.at("ns/gated").spec.scheduling_gates.size(), 1u) << "still gated";
   Sync();
   EXPECT_EQ(ctrl.Audit(), 0u);
 }
@@ -135,8 +143,26 @@ TEST_F(DoubleBookingTest, AllGatedKeepsTheOldestAllocation) {
   Foreign("young", "dev-7", "a", /*bound=*/false, "2026-01-01T00:00:09Z");
   Foreign("old", "dev-7", "b", /*bound=*/false, "2026-01-01T00:00:01Z");
   EXPECT_EQ(ctrl.Audit(), 1u);
+  ASSERT_TRUE(ctrl.SyncPod("ns", "b").ok());  // the oldest: released with its device
+  ASSERT_TRUE(ctrl.SyncPod("ns", "a").ok());
   EXPECT_TRUE(writer.claims.at("ns/old").status.allocation.has_value());
   EXPECT_FALSE(writer.claims.at("ns/young").status.allocation.has_value());
+  EXPECT_TRUE(writer.pods.at("ns/b").spec.scheduling_gates.empty());
+  EXPECT_EQ(writer.pods.at("ns/a").spec.scheduling_gates.size(), 1u);
+}
+
+TEST_F(DoubleBookingTest, SharedClaimIsReportedNotTakenBack) {
+  Foreign("shared", "dev-7", "a", /*bound=*/false);
+  api::Pod second = writer.pods.at("ns/a");
+  second.metadata.name = "a2";
+  second.metadata.uid = "uid-a2";
+  AddPod(second);
+  Foreign("theirs", "dev-7", "running", /*bound=*/true);
+  writer.calls.clear();
+  EXPECT_EQ(ctrl.Audit(), 1u);
+  EXPECT_TRUE(queue.urgent.empty());
+  EXPECT_EQ(EventsWithReason("DeviceAllocatedTwice"), 3);
+  EXPECT_TRUE(writer.claims.at("ns/shared").status.allocation.has_value());
 }
 
 TEST_F(DoubleBookingTest, BothRunningIsReportedOnEveryPodOnceNeverWritten) {

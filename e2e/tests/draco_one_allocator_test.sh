@@ -15,8 +15,8 @@ source "$(dirname "$0")/draco_helpers.sh"
 NS=draco-one-allocator
 DRV=race.draco.dev
 ERN=draco.dev/race-gpu
-NODES=(node-0 node-1 node-2 node-3)
-PER_NODE=4
+NODES=(node-0 node-1)
+PER_NODE=8
 DEVICES=$((${#NODES[@]} * PER_NODE))
 UNGATED=12
 GATED=12
@@ -65,7 +65,7 @@ claims_of() {
 # pools are named after their node) and reserved for the pod (its UID in reservedFor).
 every_bound_pod_owns_its_claims() {
   local p node uid c pools
-  while read -r p node uid; do
+  while IFS='|' read -r p node uid; do
     [[ -n $node ]] || continue
     local n=0
     for c in $(claims_of "$p"); do
@@ -79,7 +79,7 @@ every_bound_pod_owns_its_claims() {
         { echo "bound pod $p ($node): claim $c not reserved for it"; return 1; }
     done
     ((n > 0)) || { echo "bound pod $p ($node) has no claim recorded"; return 1; }
-  done < <(k get pods -n $NS -o jsonpath='{range .items[*]}{.metadata.name} {.spec.nodeName} {.metadata.uid}{"\n"}{end}')
+  done < <(k get pods -n $NS -o jsonpath='{range .items[*]}{.metadata.name}|{.spec.nodeName}|{.metadata.uid}{"\n"}{end}')
 }
 all_pods_gone() { [[ -z $(k get pods -n $NS -o name) && -z $(k get resourceclaims -n $NS -o name) ]]; }
 
