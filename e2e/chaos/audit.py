@@ -15,6 +15,10 @@ Prints one JSON object:
   double_allocations: a device that a claim got while another claim still held it, replaying
     the claims' committed states in resourceVersion (etcd revision) order (a delete whose
     answer was lost counts as done by the 404 of a later attempt);
+  unusable_bindings: pod bindings (pods/binding, logged at Request level) for which a claim the
+    pod owns was not, in its last state committed before the binding request, allocated on the
+    binding's node (node-local pools are named after their node) and reserved for the pod: what
+    the kubelet would refuse;
   first_write_after_end / first_write_other_after_start: seconds from the fault's end to the
     first successful draco write of any replica, and from its start to the first write of a
     replica other than --leader.
@@ -53,6 +57,7 @@ def main():
     names = {}  # owner uid -> names of the claims seen owned by it (any answer)
     unsure_delete, gone_by = {}, {}  # claim -> time of a delete without answer / of a later 404
     last_ok = {}  # claim -> time of its last successful write
+    bindings = []  # (received, pod name, node)
     for line in (line for path in a.log for line in open(path)):
         try:
             e = json.loads(line)
@@ -71,6 +76,12 @@ def main():
         if ua.startswith("draco/") and (done >= a.since or kind == "lease"):
             draco.append((ts(e["requestReceivedTimestamp"]), done, identity(ua), kind, code))
         if done < a.since:
+            continue
+        if (r.get("resource") == "pods" and r.get("subresource") == "binding"
+                and r.get("namespace") == a.ns and 200 <= code < 300):
+            target = (e.get("requestObject") or {}).get("target") or {}
+            bindings.append((ts(e["requestReceivedTimestamp"]), r.get("name", ""),
+                             target.get("name", "")))
             continue
         if r.get("resource") != "resourceclaims" or r.get("namespace") != a.ns:
             continue
@@ -160,6 +171,32 @@ def main():
     out["double_allocation_count"] = len(doubles)
     out["claim_states_replayed"] = len(claims)
     bad |= bool(doubles)
+
+    # Every binding found the pod's claims usable on its node.
+    owned = {}  # pod name -> claim keys it owns
+    states = {}  # claim key -> [(completed, object)] in completion order
+    for rv, done, key, obj in sorted(claims, key=lambda c: c[1]):
+        states.setdefault(key, []).append((done, obj))
+        for o in ((obj or {}).get("metadata") or {}).get("ownerReferences", []):
+            if o.get("kind") == "Pod":
+                owned.setdefault(o.get("name"), set()).add(key)
+    unusable = []
+    for received, pod, node in bindings:
+        for key in sorted(owned.get(pod, ())):
+            before = [o for done, o in states.get(key, []) if done <= received]
+            obj = before[-1] if before else None
+            st = (obj or {}).get("status") or {}
+            results = ((st.get("allocation") or {}).get("devices") or {}).get("results") or []
+            reserved = [x.get("name") for x in st.get("reservedFor") or []]
+            why = ("not allocated" if not results else
+                   "allocated on another node" if any(x.get("pool") != node for x in results) else
+                   "not reserved for the pod" if pod not in reserved else "")
+            if why:
+                unusable.append({"pod": pod, "node": node, "claim": key, "why": why})
+    out["bindings"] = len(bindings)
+    out["unusable_bindings"] = unusable[:10]
+    out["unusable_binding_count"] = len(unusable)
+    bad |= bool(unusable)
 
     ok_writes = sorted(d[1] for d in draco if d[3] == "write" and 200 <= d[4] < 300)
     if a.fault_end is not None:

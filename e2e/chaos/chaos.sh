@@ -8,6 +8,7 @@
 #   partition  the leader's proxy drops everything for --partition seconds: the leader must stop
 #              writing by its renew deadline and the standby take over
 #   etcd       etcd restarts (down --etcd-down seconds)
+#   apiserver  kube-apiserver restarts twice, 5 s apart
 #   apf        API priority and fairness: a FlowSchema sends draco's ServiceAccount to a priority
 #              level of --apf-shares nominal shares (1: about 3 seats of the default 600), no
 #              borrowing and limitResponse Reject (429 + Retry-After) for --throttle seconds, then
@@ -19,11 +20,13 @@
 # Invariants per phase: every pod bound; one claim per pod (claim creates in the audit log); no
 # device given to a claim while another held it (claim states replayed in etcd revision order from
 # the audit log's response objects); nothing leaked (no claim still allocated once every pod
-# succeeded); no draco write later than the renew deadline after its replica's last Lease write.
+# succeeded); no draco write later than the renew deadline after its replica's last Lease write;
+# every pod binding found its pod's claims allocated on that node and reserved for the pod (the
+# claims' states committed before the binding request, from the audit log; what a kubelet needs).
 # Recovery per fault: fault end -> first successful draco write (audit log), -> allocations back
 # at half the pre-fault rate (the driver's watch), and for leader faults the standby's first write.
 #
-# Usage: e2e/chaos/chaos.sh [--phases latency,resets,partition,etcd,apf,rolling] [--pods 2000]
+# Usage: e2e/chaos/chaos.sh [--phases latency,resets,partition,etcd,apiserver,apf,rolling] [--pods 2000]
 #          [--nodes 200] [--devices 8] [--rate 20] [--fault-after 20] [--fault-seconds 30]
 #          [--latency-ms 300] [--partition 30] [--etcd-down 0] [--throttle 60] [--apf-shares 1]
 #          [--out DIR]
@@ -34,7 +37,7 @@
 # Exit status: 0 when every phase kept every invariant. Results: $OUT/results.md.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-PHASES=latency,resets,partition,etcd,apf,rolling PODS=2000 NODES=200 DEVICES=8 RATE=20
+PHASES=latency,resets,partition,etcd,apiserver,apf,rolling PODS=2000 NODES=200 DEVICES=8 RATE=20
 FAULT_AFTER=20 FAULT_S=30 LATENCY_MS=300 PARTITION=30 ETCD_DOWN=0 THROTTLE=60 APF_SHARES=1 OUT=""
 while (($#)); do
   case $1 in
@@ -77,10 +80,14 @@ rules:
   verbs: [create, update, patch, delete]
   resources:
   - {group: resource.k8s.io, resources: [resourceclaims, resourceclaims/status]}
+- level: Request
+  verbs: [create]
+  resources:
+  - {group: "", resources: [pods/binding]}
 - level: Metadata
   verbs: [create, update, patch, delete]
   resources:
-  - {group: "", resources: [pods, pods/status, pods/binding, events]}
+  - {group: "", resources: [pods, pods/status, events]}
   - {group: events.k8s.io, resources: [events]}
   - {group: coordination.k8s.io, resources: [leases]}
 - level: None
@@ -214,7 +221,7 @@ run_phase() {
   a=$(python3 "$ROOT/e2e/chaos/audit.py" "${AUDIT_LOGS[@]}" --since "$t0" --until "$t1" --ns "$ns" \
     --deadline $DEADLINE --fault-start "$FAULT_START" --fault-end "$FAULT_END" --leader "$LEADER_ID") || rc=$?
   echo "$a" >"$WORK/$phase.audit.json"
-  ((rc == 0)) || inv+="audit: $(jq -c '{deadline_violation_count, owners_with_several_claims, double_allocation_count, double_allocations}' <<<"$a"); "
+  ((rc == 0)) || inv+="audit: $(jq -c '{deadline_violation_count, owners_with_several_claims, double_allocation_count, double_allocations, unusable_binding_count, unusable_bindings}' <<<"$a"); "
   local owners; owners=$(jq .claim_owners <<<"$a")
   [[ $owners -eq $PODS ]] || inv+="claims created for $owners pods of $PODS; "
   log "$phase: audit $a"
