@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 
+#include "controller/api/extended_resource.h"
 #include "controller/group/group.h"
 #include "controller/reconcilers/scheduler_holds.h"
 
@@ -60,9 +61,40 @@ void ClusterCache::IndexPodLocked(const std::string& key, const api::Pod& p, int
   if (sign < 0) {
     live_pods_.erase(key);
     scheduler_pods_.erase(key);
-  } else if (InSchedulersHands(p)) {
-    scheduler_pods_.insert(key);
   }
+}
+
+bool ClusterCache::WaitsForSchedulerLocked(const api::Pod& p) const {
+  if (!InSchedulersHands(p)) return false;
+  auto unallocated = [this, &p](const std::string& name) {
+    auto it = claims_.find(Key(p.metadata.namespace_, name));
+    return it != claims_.end() && !it->second->status.allocation &&
+           !it->second->metadata.deletion_timestamp;
+  };
+  for (const auto& pc : p.spec.resource_claims) {
+    auto r = ResolveClaimName(p, pc);
+    if (r.ok() && r->name && unallocated(*r->name)) return true;
+  }
+  std::string ext = api::ExtendedResourceClaimName(p);
+  return ext.empty() ? AsksDraExtendedResources(p) : unallocated(ext);
+}
+
+void ClusterCache::RefreshSchedulerPodLocked(const std::string& pod_key) {
+  auto it = pods_.find(pod_key);
+  if (it != pods_.end() && WaitsForSchedulerLocked(*it->second)) {
+    scheduler_pods_.insert(pod_key);
+  } else {
+    scheduler_pods_.erase(pod_key);
+  }
+}
+
+void ClusterCache::RefreshSchedulerPodsOfClaimLocked(const std::string& claim_key,
+                                                     const api::ResourceClaim& c) {
+  if (auto it = pods_by_claim_.find(claim_key); it != pods_by_claim_.end()) {
+    for (const auto& k : it->second) RefreshSchedulerPodLocked(k);
+  }
+  std::string owner = OwnerPodName(c);  // a special extended-resource claim's pod
+  if (!owner.empty()) RefreshSchedulerPodLocked(Key(c.metadata.namespace_, owner));
 }
 
 void ClusterCache::UpsertPodLocked(PodPtr pod) {
@@ -84,6 +116,7 @@ void ClusterCache::UpsertPodLocked(PodPtr pod) {
     live_pods_[key] = LivePod{pod, std::move(req)};
   }
   pods_[key] = std::move(pod);
+  RefreshSchedulerPodLocked(key);
 }
 
 void ClusterCache::UpsertPod(PodPtr pod) {
@@ -279,7 +312,8 @@ bool ClusterCache::UpsertClaimLocked(ClaimPtr claim, bool observed) {
     alloc_log_.emplace_back(++alloc_seq_, claim);
   }
   IndexClaimLocked(key, *claim, +1);
-  claims_[key] = std::move(claim);
+  const ClaimPtr& stored = claims_[key] = std::move(claim);
+  RefreshSchedulerPodsOfClaimLocked(key, *stored);
   return true;
 }
 
@@ -309,7 +343,9 @@ void ClusterCache::DeleteClaimLocked(const std::string& key) {
   deleted_claims_.Add(it->second->metadata.uid);
   if (it->second->status.allocation) ++gen_.deallocations;
   IndexClaimLocked(key, *it->second, -1);
+  ClaimPtr gone = std::move(it->second);
   claims_.erase(it);
+  RefreshSchedulerPodsOfClaimLocked(key, *gone);
 }
 
 ClaimPtr ClusterCache::GetClaim(const std::string& ns, const std::string& name) const {
@@ -342,65 +378,6 @@ std::vector<ClaimPtr> ClusterCache::Claims() const {
   std::vector<ClaimPtr> out;
   out.reserve(claims_.size());
   for (const auto& [k, c] : claims_) out.push_back(c);
-  return out;
-}
-
-std::vector<std::string> ClusterCache::ClaimsUsingDevice(const DeviceId& id) const {
-  std::shared_lock l(mu_);
-  std::vector<std::string> out;
-  auto it = allocated_.find(id);
-  if (it == allocated_.end()) return out;
-  for (const auto& u : it->second) out.push_back(u.claim_key);
-  return out;
-}
-
-namespace {
-
-// The claims of `uses` when they make the device double allocated (two users, one exclusive).
-std::vector<std::string> DoubleUsers(const std::vector<ClusterCache::DeviceUse>& uses) {
-  int exclusive = 0;
-  std::vector<std::string> users;
-  for (const auto& u : uses) {
-    if (u.admin_access) continue;  // admin access never consumes a device
-    users.push_back(u.claim_key);
-    if (!u.shared) ++exclusive;
-  }
-  if (users.size() < 2 || exclusive < 1) users.clear();
-  return users;
-}
-
-}  // namespace
-
-std::vector<DoubleAllocation> ClusterCache::DoubleAllocations() const {
-  std::shared_lock l(mu_);
-  std::vector<DoubleAllocation> out;
-  for (const auto& [id, uses] : allocated_) {
-    if (auto users = DoubleUsers(uses); !users.empty()) out.push_back({id, std::move(users)});
-  }
-  return out;
-}
-
-std::vector<DoubleAllocation> ClusterCache::DoubleAllocationsOf(
-    const api::ResourceClaim& claim) const {
-  std::vector<DoubleAllocation> out;
-  if (!claim.status.allocation) return out;
-  std::shared_lock l(mu_);
-  for (const auto& r : claim.status.allocation->devices.results) {
-    DeviceId id{r.driver, r.pool, r.device};
-    auto it = allocated_.find(id);
-    if (it == allocated_.end()) continue;
-    if (auto users = DoubleUsers(it->second); !users.empty()) out.push_back({id, std::move(users)});
-  }
-  return out;
-}
-
-std::vector<std::string> ClusterCache::DoubleAllocatedDevices() const {
-  std::vector<std::string> out;
-  for (const auto& d : DoubleAllocations()) {
-    std::string names;
-    for (const auto& c : d.claims) names += (names.empty() ? "" : ", ") + c;
-    out.push_back(d.device.ToString() + ": " + names);
-  }
   return out;
 }
 

@@ -158,9 +158,11 @@ class ClusterCache {
   feasibility::Snapshot FeasibilitySnapshot(const std::string& exclude_pod_key,
                                             bool with_nodes = true) const;
   std::vector<PodPtr> Pods() const;
-  // Pods in a scheduler's hands that may make it allocate devices (InSchedulersHands in
-  // scheduler_holds.h: unbound, ungated, not done, with DRA demand), in pod-key order; an index
-  // kept on every pod event.
+  // Pods in a scheduler's hands that may make it allocate devices now (InSchedulersHands in
+  // scheduler_holds.h: unbound, ungated, not done, with DRA demand) with a claim the cache shows
+  // unallocated (or extended resources without their special claim yet), in pod-key order; an
+  // index kept on every pod and claim event (empty while every released pod's claims are
+  // allocated, as in a burst of gated pods).
   std::vector<PodPtr> SchedulerPods() const;
   bool HasSchedulerPods() const;
   std::vector<ClaimPtr> Claims() const;
@@ -229,6 +231,11 @@ class ClusterCache {
   void IndexClaimLocked(const std::string& key, const api::ResourceClaim& c, int sign);
   void IndexPodLocked(const std::string& key, const api::Pod& p, int sign);
   void UpsertPodLocked(PodPtr pod);
+  // The scheduler-pods index: whether the pod waits for a scheduler to allocate something, and
+  // its upkeep when the pod or one of its claims changes.
+  bool WaitsForSchedulerLocked(const api::Pod& p) const;
+  void RefreshSchedulerPodLocked(const std::string& pod_key);
+  void RefreshSchedulerPodsOfClaimLocked(const std::string& claim_key, const api::ResourceClaim& c);
   void EraseNominationLocked(const std::string& pod_key);
   // Counter capacity and use of one pool made of the slices `names` (for Inventory).
   std::vector<metrics::CounterInventory> PoolCountersLocked(
@@ -263,7 +270,7 @@ class ClusterCache {
   std::map<DeviceId, std::vector<DeviceUse>> allocated_;
 
   std::unordered_map<std::string, LivePod> live_pods_;      // pod key -> pod not done
-  std::set<std::string> scheduler_pods_;                    // keys: InSchedulersHands
+  std::set<std::string> scheduler_pods_;                    // keys: WaitsForSchedulerLocked
   std::unordered_map<std::string, std::string> nominated_;  // pod key -> node draco released it to
 
   CacheGenerations gen_;

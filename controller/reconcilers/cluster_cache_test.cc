@@ -338,6 +338,60 @@ TEST(ClusterCacheTest, NodeAllocatableIsParsedPerNodeVersion) {
   EXPECT_EQ(cache.NodeAllocatable({v2})[0], nullptr);
 }
 
+// The scheduler-pods index holds only unbound, ungated pods with something still to allocate, and
+// follows their claims' allocations.
+TEST(ClusterCacheTest, SchedulerPodsFollowPodsAndTheirClaims) {
+  ClusterCache cache;
+  auto keys = [&cache] {
+    std::vector<std::string> out;
+    for (const auto& p : cache.SchedulerPods()) out.push_back(p->metadata.name);
+    return out;
+  };
+  api::ResourceClaim c;
+  c.metadata.namespace_ = "ns";
+  c.metadata.name = "c";
+  c.metadata.uid = "uc";
+  c.metadata.resource_version = "1";
+  cache.UpsertClaim(std::make_shared<const api::ResourceClaim>(c));
+  api::Pod p;
+  p.metadata.namespace_ = "ns";
+  p.metadata.name = "p";
+  p.metadata.uid = "up";
+  p.metadata.resource_version = "1";
+  api::PodResourceClaim pc;
+  pc.name = "dev";
+  pc.resource_claim_name = "c";
+  p.spec.resource_claims.push_back(pc);
+  cache.UpsertPod(std::make_shared<const api::Pod>(p));
+  EXPECT_EQ(keys(), std::vector<std::string>{"p"});
+  EXPECT_TRUE(cache.HasSchedulerPods());
+  c.metadata.resource_version = "2";
+  c.status.allocation = api::AllocationResult{};
+  cache.UpsertClaim(std::make_shared<const api::ResourceClaim>(c));
+  EXPECT_TRUE(keys().empty()) << "its claim is allocated: nothing left to choose";
+  cache.DeleteClaim("ns", "c");
+  EXPECT_TRUE(keys().empty()) << "a missing claim: the scheduler waits for it";
+  c.metadata.resource_version = "3";
+  c.status.allocation.reset();
+  cache.UpsertClaim(std::make_shared<const api::ResourceClaim>(c));
+  EXPECT_EQ(keys(), std::vector<std::string>{"p"});
+  p.metadata.resource_version = "2";
+  p.spec.node_name = "n0";
+  cache.UpsertPod(std::make_shared<const api::Pod>(p));
+  EXPECT_TRUE(keys().empty()) << "bound";
+  api::Pod ext;
+  ext.metadata.namespace_ = "ns";
+  ext.metadata.name = "ext";
+  ext.metadata.uid = "ue";
+  api::Container ctr;
+  ctr.resources.limits["example.com/gpu"] = *api::Quantity::Parse("1");
+  ext.spec.containers.push_back(ctr);
+  cache.UpsertPod(std::make_shared<const api::Pod>(ext));
+  EXPECT_EQ(keys(), std::vector<std::string>{"ext"}) << "no special claim yet";
+  cache.DeletePod("ns", "ext");
+  EXPECT_FALSE(cache.HasSchedulerPods());
+}
+
 TEST(ResourceVersionTest, IntegerOrdering) {
   EXPECT_TRUE(ResourceVersionOlder("9", "10"));
   EXPECT_FALSE(ResourceVersionOlder("10", "9"));

@@ -12,7 +12,7 @@
 namespace draco::reconcilers {
 namespace {
 
-bool AsksDraExtendedResources(const std::vector<api::Container>& containers) {
+bool AsksFromContainers(const std::vector<api::Container>& containers) {
   for (const auto& c : containers) {
     for (const auto& [name, q] : api::EffectiveContainerRequests(c)) {
       if (q.Sign() > 0 && api::IsDraExtendedResourceName(name)) return true;
@@ -23,11 +23,14 @@ bool AsksDraExtendedResources(const std::vector<api::Container>& containers) {
 
 }  // namespace
 
+bool AsksDraExtendedResources(const api::Pod& pod) {
+  return AsksFromContainers(pod.spec.containers) || AsksFromContainers(pod.spec.init_containers);
+}
+
 bool InSchedulersHands(const api::Pod& pod) {
   if (!pod.spec.node_name.empty() || !pod.spec.scheduling_gates.empty()) return false;
   if (PodReleasesClaims(pod)) return false;
-  return !pod.spec.resource_claims.empty() || AsksDraExtendedResources(pod.spec.containers) ||
-         AsksDraExtendedResources(pod.spec.init_containers);
+  return !pod.spec.resource_claims.empty() || AsksDraExtendedResources(pod);
 }
 
 std::vector<WaitingPod> WaitingForScheduler(const ClusterCache& cache,
@@ -51,8 +54,7 @@ std::vector<WaitingPod> WaitingForScheduler(const ClusterCache& cache,
     if (std::string name = ExtendedClaimName(*pod); !name.empty()) {
       ClaimPtr c = cache.GetClaim(pod->metadata.namespace_, name);
       if (c && !c->metadata.deletion_timestamp) add(w, std::move(c));
-    } else if (AsksDraExtendedResources(pod->spec.containers) ||
-               AsksDraExtendedResources(pod->spec.init_containers)) {
+    } else if (AsksDraExtendedResources(*pod)) {
       if (!classes) classes = cache.DeviceClasses();
       if (ClaimPtr planned = PlannedExtendedClaim(*pod, *classes)) add(w, std::move(planned));
     }

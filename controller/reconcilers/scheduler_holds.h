@@ -48,6 +48,8 @@ inline constexpr int kRoundsPerNode = 2;
 // own are draco's to allocate), and asking for DRA devices (spec.resourceClaims, or requests for
 // extended resources that a DeviceClass may serve).
 bool InSchedulersHands(const api::Pod& pod);
+// True when a container or init container requests an extended resource a DeviceClass may serve.
+bool AsksDraExtendedResources(const api::Pod& pod);
 
 // A pod in a scheduler's hands with claims still to be allocated.
 struct WaitingPod {

@@ -1,10 +1,70 @@
-// ClusterCache::Inventory: the device and claim counts behind draco's inventory metrics (pools,
-// shared counters, claims by kind), read under the cache's lock.
+// Reads of ClusterCache's allocated-devices view, under the cache's lock: who uses a device, the
+// devices in two claims that may not share them (the auditor, double_booking.cc), and the device
+// and claim counts behind draco's inventory metrics (pools, shared counters, claims by kind).
 #include <algorithm>
 
 #include "controller/reconcilers/cluster_cache.h"
 
 namespace draco::reconcilers {
+
+std::vector<std::string> ClusterCache::ClaimsUsingDevice(const DeviceId& id) const {
+  std::shared_lock l(mu_);
+  std::vector<std::string> out;
+  auto it = allocated_.find(id);
+  if (it == allocated_.end()) return out;
+  for (const auto& u : it->second) out.push_back(u.claim_key);
+  return out;
+}
+
+namespace {
+
+// The claims of `uses` when they make the device double allocated (two users, one exclusive).
+std::vector<std::string> DoubleUsers(const std::vector<ClusterCache::DeviceUse>& uses) {
+  int exclusive = 0;
+  std::vector<std::string> users;
+  for (const auto& u : uses) {
+    if (u.admin_access) continue;  // admin access never consumes a device
+    users.push_back(u.claim_key);
+    if (!u.shared) ++exclusive;
+  }
+  if (users.size() < 2 || exclusive < 1) users.clear();
+  return users;
+}
+
+}  // namespace
+
+std::vector<DoubleAllocation> ClusterCache::DoubleAllocations() const {
+  std::shared_lock l(mu_);
+  std::vector<DoubleAllocation> out;
+  for (const auto& [id, uses] : allocated_) {
+    if (auto users = DoubleUsers(uses); !users.empty()) out.push_back({id, std::move(users)});
+  }
+  return out;
+}
+
+std::vector<DoubleAllocation> ClusterCache::DoubleAllocationsOf(
+    const api::ResourceClaim& claim) const {
+  std::vector<DoubleAllocation> out;
+  if (!claim.status.allocation) return out;
+  std::shared_lock l(mu_);
+  for (const auto& r : claim.status.allocation->devices.results) {
+    DeviceId id{r.driver, r.pool, r.device};
+    auto it = allocated_.find(id);
+    if (it == allocated_.end()) continue;
+    if (auto users = DoubleUsers(it->second); !users.empty()) out.push_back({id, std::move(users)});
+  }
+  return out;
+}
+
+std::vector<std::string> ClusterCache::DoubleAllocatedDevices() const {
+  std::vector<std::string> out;
+  for (const auto& d : DoubleAllocations()) {
+    std::string names;
+    for (const auto& c : d.claims) names += (names.empty() ? "" : ", ") + c;
+    out.push_back(d.device.ToString() + ": " + names);
+  }
+  return out;
+}
 
 std::vector<metrics::CounterInventory> ClusterCache::PoolCountersLocked(
     const std::string& driver, const std::string& pool, const std::set<std::string>& names) const {
