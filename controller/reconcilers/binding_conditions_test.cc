@@ -178,12 +178,7 @@ class BindingControllerTest : public ::testing::Test {
   }
 
   // Plays the informer.
-  void Sync() {
-    for (const auto& [k, c] : writer.claims) {
-      cache.UpsertClaim(std::make_shared<const api::ResourceClaim>(c));
-    }
-    for (const auto& [k, p] : writer.pods) cache.UpsertPod(std::make_shared<const api::Pod>(p));
-  }
+  void Sync() { testing::PlayInformer(writer, cache); }
   api::ResourceClaim& TheClaim() { return writer.claims.begin()->second; }
   // Plays the driver: sets the device's conditions (a status update, new resourceVersion).
   void DriverReports(std::vector<api::Condition> conds) {

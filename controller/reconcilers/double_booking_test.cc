@@ -34,13 +34,7 @@ class DoubleBookingTest : public ::testing::Test {
     cache.UpsertTemplate(std::make_shared<const api::ResourceClaimTemplate>(GpuTemplate()));
     cache.UpsertNode(std::make_shared<const api::Node>(ReadyNode("node-0")));
   }
-  // Plays the informer: the fake API server's claims and pods into the cache.
-  void Sync() {
-    for (const auto& [k, c] : writer.claims) {
-      cache.UpsertClaim(std::make_shared<const api::ResourceClaim>(c));
-    }
-    for (const auto& [k, p] : writer.pods) cache.UpsertPod(std::make_shared<const api::Pod>(p));
-  }
+  void Sync() { testing::PlayInformer(writer, cache); }
   void AddPod(const api::Pod& p) {
     writer.pods[FakeWriter::K("ns", p.metadata.name)] = p;
     cache.UpsertPod(std::make_shared<const api::Pod>(p));

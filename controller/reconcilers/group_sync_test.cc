@@ -44,12 +44,7 @@ class GroupSyncTest : public ::testing::Test {
     cache.UpsertPod(std::make_shared<const api::Pod>(p));
   }
   // Plays the informer for claims and pods.
-  void Sync() {
-    for (const auto& [k, c] : writer.claims) {
-      cache.UpsertClaim(std::make_shared<const api::ResourceClaim>(c));
-    }
-    for (const auto& [k, p] : writer.pods) cache.UpsertPod(std::make_shared<const api::Pod>(p));
-  }
+  void Sync() { testing::PlayInformer(writer, cache); }
   // Syncs every pod of the writer until nothing changes (at most `rounds` passes).
   void Settle(int rounds = 4) {
     for (int r = 0; r < rounds; ++r) {

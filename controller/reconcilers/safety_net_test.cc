@@ -48,13 +48,7 @@ class SafetyNetTest : public ::testing::Test {
     cache.UpsertNode(std::make_shared<const api::Node>(ReadyNode("node-1")));
   }
 
-  // Plays the informer: the fake API server's claims and pods into the cache.
-  void Sync() {
-    for (const auto& [k, c] : writer.claims) {
-      cache.UpsertClaim(std::make_shared<const api::ResourceClaim>(c));
-    }
-    for (const auto& [k, p] : writer.pods) cache.UpsertPod(std::make_shared<const api::Pod>(p));
-  }
+  void Sync() { testing::PlayInformer(writer, cache); }
   void AddPod(const api::Pod& p) {
     writer.pods[FakeWriter::K("ns", p.metadata.name)] = p;
     writer.live_pods[FakeWriter::K("ns", p.metadata.name)] = p;

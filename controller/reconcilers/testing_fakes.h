@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "controller/reconcilers/cluster_cache.h"
 #include "controller/reconcilers/interfaces.h"
 #include "k8sclient/api_error.h"
 
@@ -290,5 +291,13 @@ class FakeAllocator : public ClaimAllocator {
     if (!written) ++invalidations;
   }
 };
+
+// Plays the informer: the fake API server's claims and pods into the cache.
+inline void PlayInformer(const FakeWriter& writer, ClusterCache& cache) {
+  for (const auto& [k, c] : writer.claims) {
+    cache.UpsertClaim(std::make_shared<const api::ResourceClaim>(c));
+  }
+  for (const auto& [k, p] : writer.pods) cache.UpsertPod(std::make_shared<const api::Pod>(p));
+}
 
 }  // namespace draco::reconcilers::testing
