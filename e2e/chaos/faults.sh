@@ -66,9 +66,10 @@ fault_etcd() {
 # while (issue #21: pods bound while their claim, allocated on that node, was not reserved).
 fault_apiserver() {
   FAULT_START=$(now)
-  "$CLUSTER/restart-apiserver.sh" >/dev/null
+  # With the chaos audit policy, or the invariants after the restart would have no log to read.
+  DRACO_AUDIT_POLICY=$DRACO_AUDIT_POLICY "$CLUSTER/restart-apiserver.sh" >/dev/null
   sleep 5
-  "$CLUSTER/restart-apiserver.sh" >/dev/null
+  DRACO_AUDIT_POLICY=$DRACO_AUDIT_POLICY "$CLUSTER/restart-apiserver.sh" >/dev/null
   FAULT_END=$(now)
   NOTE="kube-apiserver restarted twice"
 }
