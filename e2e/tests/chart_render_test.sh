@@ -128,7 +128,7 @@ for line in '- --webhook-bind-address=$(POD_IP):9443' \
   '- --webhook-cert-secret=draco-system/draco-webhook-tls' \
   '- --webhook-config-name=draco-scheduling-gate' \
   '- --webhook-cert-hosts=draco-webhook.draco-system.svc,draco-webhook,draco-webhook.draco-system' \
-  'fieldRef: {fieldPath: status.podIP}' '- name: selector.scheduling-gate.draco.dev' \
+  'fieldRef: {fieldPath: status.podIP}' '- name: all.scheduling-gate.draco.dev' \
   'failurePolicy: Fail' 'sideEffects: None' 'admissionReviewVersions: [v1]' 'path: /mutate' \
   'resources: [mutatingwebhookconfigurations]' 'resourceNames: [draco-webhook-tls]'; do
   grep -qF -- "$line" "$tmp/wh.yaml" || fail "webhook mode: '$line' not rendered"
