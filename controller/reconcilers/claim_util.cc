@@ -234,6 +234,28 @@ bool SelectsOnlyNode(const std::optional<api::NodeSelector>& selector, std::stri
          r.values.front() == node;
 }
 
+std::optional<std::string> PinnedNode(const api::Pod& pod) {
+  if (!pod.spec.affinity || !pod.spec.affinity->node_affinity ||
+      !pod.spec.affinity->node_affinity->required_during_scheduling_ignored_during_execution) {
+    return std::nullopt;
+  }
+  const auto& terms =
+      pod.spec.affinity->node_affinity->required_during_scheduling_ignored_during_execution
+          ->node_selector_terms;
+  std::optional<std::string> node;
+  for (const auto& t : terms) {
+    std::optional<std::string> in_term;
+    for (const auto& r : t.match_fields) {
+      if (r.key == "metadata.name" && r.operator_ == "In" && r.values.size() == 1) {
+        in_term = r.values.front();
+      }
+    }
+    if (!in_term || (node && *node != *in_term)) return std::nullopt;
+    node = in_term;
+  }
+  return node;
+}
+
 bool StatusesRecorded(const api::Pod& pod,
                       const std::vector<api::PodResourceClaimStatus>& statuses) {
   const auto& have = pod.status.resource_claim_statuses;

@@ -54,6 +54,10 @@ bool WantsImmediateAllocation(const api::ResourceClaim& claim);
 // devices.
 bool SelectsOnlyNode(const std::optional<api::NodeSelector>& selector, std::string_view node);
 
+// The node a pod is pinned to: every term of its required node affinity has the requirement
+// `metadata.name In [node]` (what draco's gate removal adds, ANDed into each term); else nullopt.
+std::optional<std::string> PinnedNode(const api::Pod& pod);
+
 // The generateName for a claim from a template: "<pod>-<claim>-", shortened proportionally when
 // longer than 57 characters (then without the trailing dash), exactly as upstream.
 std::string GeneratedClaimPrefix(std::string_view pod_name, std::string_view claim_name);

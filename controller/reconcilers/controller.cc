@@ -138,8 +138,10 @@ void Controller::OnClaim(const ClaimPtr& old, const ClaimPtr& now) {
     if (now && now->status.allocation && HasSchedulingGate(*p) && p->spec.node_name.empty()) {
       // The watch confirms an allocation: the gate may come off (ReleaseAllocatedPod).
       queue_.AddNext(QueueKey("pod", ns, p->metadata.name));
-    } else if (HasSchedulingGate(*p) || !p->spec.node_name.empty() || !now) {
-      queue_.Add(QueueKey("pod", ns, p->metadata.name));
+    } else if (HasSchedulingGate(*p) || !p->spec.node_name.empty() || !now ||
+               (old && IsReservedFor(*old, p->metadata.uid) &&
+                !IsReservedFor(*now, p->metadata.uid))) {
+      queue_.Add(QueueKey("pod", ns, p->metadata.name));  // (last: a released pod lost it)
     }
   }
   // Pods whose template claim was just created but not yet recorded look it up by owner.

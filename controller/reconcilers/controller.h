@@ -263,6 +263,10 @@ class Controller {
   // Step 4 of the pod sync (safety_net.cc). Acts at most once per scheduler report (condition
   // transition time + message) and pod, with an exponential delay between repeated actions.
   StatusOr<Result> RecoverUnschedulable(const api::Pod& pod, const PodClaims& claims);
+  // A released pod pinned to `node`, not bound yet: its allocated claims usable there (allocated
+  // through the builtin path) that are not reserved for it get the reservation back.
+  StatusOr<Result> KeepPinnedReservations(const api::Pod& pod, const PodClaims& claims,
+                                          const std::string& node);
   // Binding conditions of a gated pod's allocated claims (binding_conditions.cc): nullopt when
   // all are ready to bind (release the pod); otherwise the pass's result, after deallocating
   // the claims whose conditions failed or timed out (the pod stays gated either way).

@@ -11,15 +11,22 @@
 // fails with a conflict; if we deallocate first, its reservation fails (the API server refuses
 // reservedFor without an allocation) and the pod goes back to its scheduling queue.
 // A pinned pod is not helped by deallocation (its node affinity names the node for good, the API
-// server does not let a released pod's affinity be relaxed), so its reservation stays.
+// server does not let a released pod's affinity be relaxed), so its reservation stays, and draco
+// puts it back when someone removes it while the pod is unbound: kube-scheduler's Unreserve (a
+// binding cycle that failed, e.g. during an API-server restart) drops the pod from reservedFor
+// without looking at who wrote it, and its next cycle, from a claim cache that has not seen that
+// patch yet, skips PreBind and binds the pod to a claim not reserved for it (seen 60 times in an
+// 8,000-pod burst with two kube-apiserver restarts, issue #21).
 
 #include <algorithm>
 #include <chrono>
 
 #include <spdlog/spdlog.h>
 
+#include "controller/feasibility/node_filter.h"
 #include "controller/reconcilers/claim_util.h"
 #include "controller/reconcilers/controller.h"
+#include "controller/reconcilers/controller_util.h"
 #include "k8sclient/api_error.h"
 
 namespace draco::reconcilers {
@@ -58,7 +65,32 @@ Clock::Duration RecoveryBackoff(int previous_actions) {
 
 }  // namespace
 
+StatusOr<Result> Controller::KeepPinnedReservations(const api::Pod& pod, const PodClaims& pc,
+                                                    const std::string& node) {
+  NodePtr n = cache_.GetNode(node);
+  for (size_t i = 0; i < pc.claims.size(); ++i) {
+    const ClaimPtr& c = pc.claims[i];
+    if (!c || !c->status.allocation || c->metadata.deletion_timestamp) continue;
+    if (!HasFinalizer(c->metadata, kDeleteProtectionFinalizer)) continue;
+    if (IsReservedForPodOrGroup(*c, pod, options_.workload_claims)) continue;
+    const auto& sel = c->status.allocation->node_selector;
+    if (!n || (sel && !feasibility::MatchesAllocatedSelectors(*n, {&*sel}))) continue;
+    api::ResourceClaim copy = *c;
+    copy.status.reserved_for.push_back(pc.bind_to[i]);
+    auto updated = writer_.UpdateClaimStatus(copy);  // resourceVersion precondition
+    if (!updated.ok()) {
+      if (k8s::IsNotFound(updated.status())) continue;
+      return updated.status().WithPrefix("restore the reservation of " + ClaimKey(*c));
+    }
+    cache_.AssumeClaim(*updated);
+    spdlog::info("pod {}/{} (pinned to {}): reservation of claim {} restored",
+                 pod.metadata.namespace_, pod.metadata.name, node, c->metadata.name);
+  }
+  return Result{};
+}
+
 StatusOr<Result> Controller::RecoverUnschedulable(const api::Pod& pod, const PodClaims& pc) {
+  if (auto node = PinnedNode(pod)) return KeepPinnedReservations(pod, pc, *node);
   const api::PodCondition* report = UnschedulableReport(pod);
   if (!report || !pod.spec.node_name.empty()) return Result{};
   std::vector<ClaimPtr> victims;

@@ -97,6 +97,29 @@ TEST_F(SafetyNetTest, CoveredPodIsPinnedAndReservedAtAllocation) {
   EXPECT_EQ(OnlyClaim().status.reserved_for[0].uid, "uid-p");
 }
 
+// kube-scheduler's Unreserve (a failed binding cycle) drops the pod from reservedFor whoever wrote
+// it; a pinned pod gets it back, and is never deallocated, even when reported unschedulable.
+TEST_F(SafetyNetTest, PinnedPodGetsItsReservationBackAfterTheSchedulerDropsIt) {
+  ReleaseAndReport("p", "", Scheduled("Unschedulable", kReport));
+  ASSERT_EQ(writer.calls.back(), "ungate p pin node-0") << "covered: pinned";
+  api::ResourceClaim& c = writer.claims.begin()->second;
+  c.status.reserved_for.clear();  // kube-scheduler's Unreserve patch
+  c.metadata.resource_version = std::to_string(++writer.rv);
+  Sync();
+  writer.calls.clear();
+  ASSERT_TRUE(ctrl.SyncPod("ns", "p").ok());
+  ASSERT_FALSE(writer.calls.empty());
+  EXPECT_EQ(writer.calls.back().rfind("status ", 0), 0u) << writer.calls.back();
+  ASSERT_TRUE(OnlyClaim().status.allocation.has_value());
+  ASSERT_EQ(OnlyClaim().status.reserved_for.size(), 1u);
+  EXPECT_EQ(OnlyClaim().status.reserved_for[0].uid, "uid-p");
+  EXPECT_EQ(DeallocatedEvents(), 0);
+  Sync();
+  writer.calls.clear();
+  ASSERT_TRUE(ctrl.SyncPod("ns", "p").ok());
+  EXPECT_TRUE(writer.calls.empty()) << "nothing to restore";
+}
+
 TEST_F(SafetyNetTest, PodOfAnotherSchedulerIsNeitherPinnedNorReserved) {
   AddPod(GatedPod("p", "draco-e2e-strict"));
   ASSERT_TRUE(ctrl.SyncPod("ns", "p").ok());

@@ -168,9 +168,23 @@ class FakeWriter : public ApiWriter {
                      ? pods[K(pod.metadata.namespace_, pod.metadata.name)]
                      : pod;
     std::erase_if(p.spec.scheduling_gates, [&](const auto& g) { return g.name == gate; });
+    if (!pin_node.empty()) Pin(p, pin_node);
     p.metadata.resource_version = std::to_string(++rv);
     pods[K(pod.metadata.namespace_, pod.metadata.name)] = p;
     return std::make_shared<const api::Pod>(p);
+  }
+  // The pin as the real writer adds it: `metadata.name In [node]` ANDed into every required term.
+  static void Pin(api::Pod& p, const std::string& node) {
+    api::NodeSelectorRequirement r;
+    r.key = "metadata.name";
+    r.operator_ = "In";
+    r.values = {node};
+    if (!p.spec.affinity) p.spec.affinity.emplace();
+    if (!p.spec.affinity->node_affinity) p.spec.affinity->node_affinity.emplace();
+    auto& req = p.spec.affinity->node_affinity->required_during_scheduling_ignored_during_execution;
+    if (!req) req.emplace();
+    if (req->node_selector_terms.empty()) req->node_selector_terms.emplace_back();
+    for (auto& t : req->node_selector_terms) t.match_fields.push_back(r);
   }
   std::map<std::string, api::Pod> live_pods;
   StatusOr<PodPtr> GetPodLive(const std::string& ns, const std::string& name) override {

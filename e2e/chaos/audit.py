@@ -17,8 +17,10 @@ Prints one JSON object:
     answer was lost counts as done by the 404 of a later attempt);
   unusable_bindings: pod bindings (pods/binding, logged at Request level) for which a claim the
     pod owns was not, in its last state committed before the binding request, allocated on the
-    binding's node (node-local pools are named after their node) and reserved for the pod: what
-    the kubelet would refuse;
+    binding's node (node-local pools are named after their node): a pod that can never run there;
+  bindings_before_reservation: bindings whose claims were allocated there but not yet reserved
+    for the pod (the kubelet refuses the claim until someone reserves it; the load's "kubelet"
+    waits for that and counts it);
   first_write_after_end / first_write_other_after_start: seconds from the fault's end to the
     first successful draco write of any replica, and from its start to the first write of a
     replica other than --leader.
@@ -180,7 +182,7 @@ def main():
         for o in ((obj or {}).get("metadata") or {}).get("ownerReferences", []):
             if o.get("kind") == "Pod":
                 owned.setdefault(o.get("name"), set()).add(key)
-    unusable = []
+    unusable, early = [], []
     for received, pod, node in bindings:
         for key in sorted(owned.get(pod, ())):
             before = [o for done, o in states.get(key, []) if done <= received]
@@ -190,12 +192,18 @@ def main():
             reserved = [x.get("name") for x in st.get("reservedFor") or []]
             why = ("not allocated" if not results else
                    "allocated on another node" if any(x.get("pool") != node for x in results) else
-                   "not reserved for the pod" if pod not in reserved else "")
-            if why:
+                   "" if pod in reserved else None)
+            if why is None:
+                early.append({"pod": pod, "node": node, "claim": key})
+            elif why:
                 unusable.append({"pod": pod, "node": node, "claim": key, "why": why})
     out["bindings"] = len(bindings)
     out["unusable_bindings"] = unusable[:10]
     out["unusable_binding_count"] = len(unusable)
+    # Bound before the claim was reserved for the pod: the kubelet refuses the claim until it is
+    # (the load's "kubelet" waits and counts these: kubelet_waited in its JSON).
+    out["bindings_before_reservation"] = early[:5]
+    out["binding_before_reservation_count"] = len(early)
     bad |= bool(unusable)
 
     ok_writes = sorted(d[1] for d in draco if d[3] == "write" and 200 <= d[4] < 300)

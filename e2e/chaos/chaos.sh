@@ -222,6 +222,10 @@ run_phase() {
     --deadline $DEADLINE --fault-start "$FAULT_START" --fault-end "$FAULT_END" --leader "$LEADER_ID") || rc=$?
   echo "$a" >"$WORK/$phase.audit.json"
   ((rc == 0)) || inv+="audit: $(jq -c '{deadline_violation_count, owners_with_several_claims, double_allocation_count, double_allocations, unusable_binding_count, unusable_bindings}' <<<"$a"); "
+  # The load's "kubelet" starts a pod only once its claims are usable (allocated on its node,
+  # reserved for it); pods it had to hold back are counted (a repair after the binding).
+  local waited; waited=$(tail -n 1 "$WORK/$phase.load.json" | jq -r '.kubelet_waited // 0' 2>/dev/null || echo "?")
+  log "$phase: bound before their claims were reserved: $(jq .binding_before_reservation_count <<<"$a"); the kubelet waited for $waited pod(s)"
   local owners; owners=$(jq .claim_owners <<<"$a")
   [[ $owners -eq $PODS ]] || inv+="claims created for $owners pods of $PODS; "
   log "$phase: audit $a"

@@ -76,6 +76,10 @@ type state struct {
 	nBound    atomic.Int64
 	nDone     atomic.Int64
 	nDeleted  atomic.Int64
+	// Pods the "kubelet" could not start at first: a claim not allocated on the pod's node or not
+	// reserved for the pod (a real kubelet refuses it and retries); and the refusals in all.
+	waited    map[string]bool
+	nRefusals atomic.Int64
 	timeline  *bufio.Writer
 	work      chan func()
 }
@@ -117,7 +121,7 @@ func main() {
 	}, apierrors.IsAlreadyExists)
 
 	s := &state{bound: map[string]bool{}, finishing: map[string]bool{}, deleting: map[string]bool{},
-		allocated: map[string]bool{}, work: make(chan func(), 1<<16)}
+		allocated: map[string]bool{}, waited: map[string]bool{}, work: make(chan func(), 1<<16)}
 	if *timeline != "" {
 		f, err := os.OpenFile(*timeline, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 		if err != nil {
@@ -143,6 +147,62 @@ func main() {
 	}
 
 	factory := informers.NewSharedInformerFactoryWithOptions(cs, 0, informers.WithNamespace(*ns))
+	claims := factory.Resource().V1().ResourceClaims().Lister()
+	// usable: what the kubelet checks before it prepares a pod's claims (allocated for its node,
+	// reserved for the pod); the claim names come from the pod's status.
+	usable := func(p *corev1.Pod) string {
+		for _, st := range p.Status.ResourceClaimStatuses {
+			if st.ResourceClaimName == nil {
+				continue
+			}
+			c, err := claims.ResourceClaims(p.Namespace).Get(*st.ResourceClaimName)
+			if err != nil || c.Status.Allocation == nil {
+				return "claim " + *st.ResourceClaimName + " not allocated"
+			}
+			for _, r := range c.Status.Allocation.Devices.Results {
+				if r.Pool != p.Spec.NodeName {
+					return "claim " + c.Name + " allocated on " + r.Pool
+				}
+			}
+			reserved := false
+			for _, r := range c.Status.ReservedFor {
+				reserved = reserved || r.UID == p.UID
+			}
+			if !reserved {
+				return "claim " + c.Name + " not reserved for the pod"
+			}
+		}
+		if len(p.Status.ResourceClaimStatuses) == 0 {
+			return "no claim recorded"
+		}
+		return ""
+	}
+	podLister := factory.Core().V1().Pods().Lister()
+	var finish func(name string)
+	finish = func(name string) {
+		p, err := podLister.Pods(*ns).Get(name)
+		if err != nil {
+			return
+		}
+		if why := usable(p); why != "" {
+			// As the kubelet: refuse, and try again shortly (its pod workers back off).
+			s.nRefusals.Add(1)
+			s.mu.Lock()
+			if !s.waited[name] {
+				s.waited[name] = true
+				fmt.Fprintf(os.Stderr, "load: kubelet refuses %s on %s: %s\n", name, p.Spec.NodeName, why)
+			}
+			s.mu.Unlock()
+			time.AfterFunc(200*time.Millisecond, func() { s.work <- func() { finish(name) } })
+			return
+		}
+		patch := []byte(`{"status":{"phase":"Succeeded"}}`)
+		retry(ctx, "pod status", func() error {
+			_, err := cs.CoreV1().Pods(*ns).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{}, "status")
+			return err
+		}, apierrors.IsNotFound)
+		s.nDone.Add(1)
+	}
 	onPod := func(obj any) {
 		p, ok := obj.(*corev1.Pod)
 		if !ok || p.Spec.NodeName == "" {
@@ -155,17 +215,10 @@ func main() {
 			s.bound[name] = true
 			s.nBound.Add(1)
 		}
-		// The "kubelet": a bound pod finishes at once.
+		// The "kubelet": a bound pod whose claims it may use finishes at once.
 		if p.Status.Phase != corev1.PodSucceeded && !s.finishing[name] {
 			s.finishing[name] = true
-			s.work <- func() {
-				patch := []byte(`{"status":{"phase":"Succeeded"}}`)
-				retry(ctx, "pod status", func() error {
-					_, err := cs.CoreV1().Pods(*ns).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{}, "status")
-					return err
-				}, apierrors.IsNotFound)
-				s.nDone.Add(1)
-			}
+			s.work <- func() { finish(name) }
 		}
 		if p.Status.Phase == corev1.PodSucceeded && *deleteDone && !s.deleting[name] {
 			s.deleting[name] = true
@@ -259,6 +312,7 @@ func main() {
 	s.mu.Lock()
 	out, _ := json.Marshal(map[string]any{"namespace": *ns, "created": created, "bound": s.nBound.Load(),
 		"allocated": len(s.allocated), "seconds": secs, "pods_per_second": float64(s.nBound.Load()) / secs,
+		"kubelet_waited": len(s.waited), "kubelet_refusals": s.nRefusals.Load(),
 		"timed_out": ctx.Err() != nil})
 	s.mu.Unlock()
 	fmt.Println(string(out))
