@@ -201,7 +201,7 @@ class ClusterCache {
   // Inventory for the metrics collector.
   metrics::Inventory Inventory() const;
 
- public:
+  // One claim's use of a device (the allocated-devices view).
   struct DeviceUse {
     std::string claim_key;
     bool admin_access = false;

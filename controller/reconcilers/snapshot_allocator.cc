@@ -55,8 +55,9 @@ void SnapshotAllocator::RefreshHolds() {
   constexpr auto kMaxAge = std::chrono::seconds(2);  // node readiness, taints, pods' node fit
   std::string key;
   std::vector<WaitingPod> waiting;
-  if (cache_.HasSchedulerPods())
+  if (cache_.HasSchedulerPods()) {
     waiting = WaitingForScheduler(cache_, cache_.SchedulerPods(), &key);
+  }
   const auto now = std::chrono::steady_clock::now();
   if (waiting.empty()) {
     if (holds_key_.empty()) return;  // no holds before, none now: the common case
