@@ -5,6 +5,7 @@
 
 #include "controller/api/extended_resource.h"
 #include "controller/group/group.h"
+#include "controller/reconcilers/extended_resource.h"
 #include "controller/reconcilers/scheduler_holds.h"
 
 namespace draco::reconcilers {

@@ -27,6 +27,12 @@ namespace {
 
 constexpr size_t kMaxReported = 4096;
 
+// The cached claim named by a DoubleAllocation entry ("ns/name"), or null.
+ClaimPtr ClaimByKey(const ClusterCache& cache, const std::string& key) {
+  auto slash = key.find('/');
+  return cache.GetClaim(key.substr(0, slash), key.substr(slash + 1));
+}
+
 std::string Join(const std::vector<std::string>& v) {
   std::string s;
   for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
@@ -96,8 +102,10 @@ std::optional<StatusOr<Result>> Controller::ReleaseDoubleBooked(const api::Pod& 
     if (!c) continue;
     ClaimPtr now = cache_.GetClaim(c->metadata.namespace_, c->metadata.name);
     if (!now || !now->status.allocation) continue;
-    for (const auto& d : cache_.DoubleAllocationsOf(*now)) {
-      if (!OnlyGatedConsumers(*now)) break;  // shared or in use: the auditor reports it
+    const auto doubles = cache_.DoubleAllocationsOf(*now);
+    // Shared or in use: the auditor reports it.
+    if (doubles.empty() || !OnlyGatedConsumers(*now)) continue;
+    for (const auto& d : doubles) {
       if (KeepsDevice(*now, d)) continue;
       if (Status st = DeallocateDoubleBooked(*now, d); !st.ok()) return StatusOr<Result>(st);
       repaired = true;
@@ -117,8 +125,7 @@ bool Controller::KeepsDevice(const api::ResourceClaim& claim, const DoubleAlloca
   };
   for (const auto& key : d.claims) {
     if (key == ClaimKey(claim)) continue;
-    auto slash = key.find('/');
-    ClaimPtr other = cache_.GetClaim(key.substr(0, slash), key.substr(slash + 1));
+    ClaimPtr other = ClaimByKey(cache_, key);
     if (!other || !other->status.allocation) continue;
     if (!OnlyGatedConsumers(*other) || stamp(*other) < stamp(claim)) return false;
   }
@@ -132,8 +139,7 @@ size_t Controller::Audit() {
     std::vector<ClaimPtr> claims;
     bool repairable = false;
     for (const auto& key : d.claims) {
-      auto slash = key.find('/');
-      ClaimPtr c = cache_.GetClaim(key.substr(0, slash), key.substr(slash + 1));
+      ClaimPtr c = ClaimByKey(cache_, key);
       if (!c) continue;
       claims.push_back(c);
       if (!OnlyGatedConsumers(*c)) continue;

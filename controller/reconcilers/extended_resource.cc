@@ -10,7 +10,7 @@ namespace draco::reconcilers {
 
 namespace {
 
-bool AsksExtendedResources(const std::vector<api::Container>& containers) {
+bool AsksFromContainers(const std::vector<api::Container>& containers) {
   for (const auto& c : containers) {
     for (const auto& [name, q] : api::EffectiveContainerRequests(c)) {
       if (q.Sign() > 0 && api::IsDraExtendedResourceName(name)) return true;
@@ -21,10 +21,13 @@ bool AsksExtendedResources(const std::vector<api::Container>& containers) {
 
 }  // namespace
 
+bool AsksDraExtendedResources(const api::Pod& pod) {
+  return AsksFromContainers(pod.spec.containers) || AsksFromContainers(pod.spec.init_containers);
+}
+
 bool PodConsumesClaims(const api::Pod& pod) {
   if (!pod.spec.resource_claims.empty() || !ExtendedClaimName(pod).empty()) return true;
-  return HasSchedulingGate(pod) && (AsksExtendedResources(pod.spec.containers) ||
-                                    AsksExtendedResources(pod.spec.init_containers));
+  return HasSchedulingGate(pod) && AsksDraExtendedResources(pod);
 }
 
 std::string ExtendedClaimName(const api::Pod& pod) { return api::ExtendedResourceClaimName(pod); }

@@ -34,6 +34,10 @@ namespace draco::reconcilers {
 // extended resources a DeviceClass may serve.
 bool PodConsumesClaims(const api::Pod& pod);
 
+// True when a container or init container requests (> 0) an extended resource a DeviceClass may
+// serve (api::IsDraExtendedResourceName).
+bool AsksDraExtendedResources(const api::Pod& pod);
+
 // Name of the pod's special extended-resource claim ("" if none recorded).
 std::string ExtendedClaimName(const api::Pod& pod);
 

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <optional>
-#include <tuple>
 
 #include "controller/api/extended_resource.h"
 #include "controller/reconcilers/claim_util.h"
@@ -10,23 +9,6 @@
 #include "controller/reconcilers/node_fit.h"
 
 namespace draco::reconcilers {
-namespace {
-
-bool AsksFromContainers(const std::vector<api::Container>& containers) {
-  for (const auto& c : containers) {
-    for (const auto& [name, q] : api::EffectiveContainerRequests(c)) {
-      if (q.Sign() > 0 && api::IsDraExtendedResourceName(name)) return true;
-    }
-  }
-  return false;
-}
-
-}  // namespace
-
-bool AsksDraExtendedResources(const api::Pod& pod) {
-  return AsksFromContainers(pod.spec.containers) || AsksFromContainers(pod.spec.init_containers);
-}
-
 bool InSchedulersHands(const api::Pod& pod) {
   if (!pod.spec.node_name.empty() || !pod.spec.scheduling_gates.empty()) return false;
   if (PodReleasesClaims(pod)) return false;
@@ -64,10 +46,6 @@ std::vector<WaitingPod> WaitingForScheduler(const ClusterCache& cache,
     }
     out.push_back(std::move(w));
   }
-  std::ranges::sort(out, [](const WaitingPod& a, const WaitingPod& b) {
-    return std::tie(a.pod->metadata.namespace_, a.pod->metadata.name) <
-           std::tie(b.pod->metadata.namespace_, b.pod->metadata.name);
-  });
   return out;
 }
 

@@ -48,8 +48,6 @@ inline constexpr int kRoundsPerNode = 2;
 // own are draco's to allocate), and asking for DRA devices (spec.resourceClaims, or requests for
 // extended resources that a DeviceClass may serve).
 bool InSchedulersHands(const api::Pod& pod);
-// True when a container or init container requests an extended resource a DeviceClass may serve.
-bool AsksDraExtendedResources(const api::Pod& pod);
 
 // A pod in a scheduler's hands with claims still to be allocated.
 struct WaitingPod {
@@ -58,8 +56,9 @@ struct WaitingPod {
   std::vector<ClaimPtr> allocated;    // its claims already allocated
 };
 
-// The pods of `pods` (the cache's SchedulerPods()) that still wait for devices, in pod-key
-// order, and in `key` what their holds depend on (pod and claim UIDs and resourceVersions).
+// The pods of `pods` (the cache's SchedulerPods(), in pod-key order) that still wait for devices,
+// in the same order, and in `key` what their holds depend on (pod and claim UIDs and
+// resourceVersions).
 std::vector<WaitingPod> WaitingForScheduler(const ClusterCache& cache,
                                             const std::vector<PodPtr>& pods, std::string* key);
 

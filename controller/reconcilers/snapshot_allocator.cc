@@ -58,17 +58,16 @@ void SnapshotAllocator::RefreshHolds() {
   if (cache_.HasSchedulerPods()) {
     waiting = WaitingForScheduler(cache_, cache_.SchedulerPods(), &key);
   }
+  if (waiting.empty() && holds_key_.empty()) return;  // no holds before, none now: the common case
   const auto now = std::chrono::steady_clock::now();
-  if (waiting.empty()) {
-    if (holds_key_.empty()) return;  // no holds before, none now: the common case
-  } else {
-    CacheGenerations gen = cache_.Generations();
+  const CacheGenerations gen = cache_.Generations();
+  if (!waiting.empty()) {
     key += "|" + std::to_string(gen.inputs) + "|" + std::to_string(gen.deallocations);
     if (key == holds_key_ && now - holds_time_ < kMaxAge) return;
   }
   SchedulerHolds next;
   if (!waiting.empty()) {
-    EnsureInputs(cache_.Generations());
+    EnsureInputs(gen);
     AllocatedView v = Allocated();
     next = ComputeSchedulerHolds(cache_, config_, snapshot_, v.ptrs, waiting);
   }
