@@ -4,6 +4,13 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/lib.sh"
+source "$here/node-lib.sh"
+BIN=$( [[ -f $D/env ]] && sed -n 's/^export DRACO_BIN="\(.*\)"$/\1/p' "$D/env" || true)
+# Real nodes first: their pods, driver, kubelet and containerd, then their network and cgroups.
+if [[ -d $D/nodes ]]; then
+  for n in "$D"/nodes/*; do [[ -d $n ]] && stop_real_node "$(basename "$n")"; done
+fi
+remove_real_node_network
 # Clients first (they would only retry against a stopped API server), then the control plane.
 if [[ -d $D/pids ]]; then
   for f in "$D"/pids/*.pid; do

@@ -111,7 +111,9 @@ start_apiserver() {
     --service-account-issuer=https://kubernetes.default.svc.cluster.local \
     --service-account-key-file="$D/sa.key" --service-account-signing-key-file="$D/sa.key" \
     --service-cluster-ip-range=10.0.0.0/24 \
-    --disable-admission-plugins=ServiceAccount,TaintNodesByCondition \
+    --disable-admission-plugins=TaintNodesByCondition --enable-aggregator-routing=true \
+    --kubelet-preferred-address-types=InternalIP,Hostname \
+    --kubelet-client-certificate="$D/pki/admin.crt" --kubelet-client-key="$D/pki/admin.key" \
     --endpoint-reconciler-type=none --allow-privileged=true \
     --feature-gates="$(supported_gates)" --profiling="${DRACO_APISERVER_PROFILING:-false}" --v=1 \
     $(runtime_config) \

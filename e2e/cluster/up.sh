@@ -3,9 +3,11 @@
 # on 127.0.0.1: etcd, kube-apiserver (TLS with a
 # generated CA, token + client-certificate auth, RBAC, service-account keys, resource.k8s.io/v1 and
 # the DRA gates), kube-scheduler and kube-controller-manager (resourceclaim-controller, node
-# lifecycle and taint eviction disabled), plus fake Ready Nodes (API objects, no kubelet).
+# lifecycle and taint eviction disabled), plus fake Ready Nodes (API objects, no kubelet), and with
+# --real-nodes N real ones beside them (node-up.sh: kubelet, containerd, upstream's DRA test driver).
 #
-# Usage: e2e/cluster/up.sh [--nodes N] [--workload-claims]   (default 2 nodes: node-0 .. node-N-1)
+# Usage: e2e/cluster/up.sh [--nodes N] [--real-nodes N] [--workload-claims]
+#   (default 2 fake nodes node-0 .. node-N-1, no real node)
 # --workload-claims (or DRACO_E2E_WORKLOAD_CLAIMS=1): the "workload-claims" profile (lib.sh): the
 # Workload API and DRAWorkloadResourceClaims on kube-apiserver, kube-scheduler and KCM.
 # Writes $DRACO_E2E_DIR (default /tmp/draco-e2e)/kubeconfig and .../env (source it). Idempotent:
@@ -14,11 +16,13 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/lib.sh"
 NODES=2
+REAL_NODES=0
 while (($#)); do
   case $1 in
     --nodes) NODES=$2; shift 2 ;;
+    --real-nodes) REAL_NODES=$2; shift 2 ;;
     --workload-claims) export DRACO_E2E_WORKLOAD_CLAIMS=1; shift ;;
-    *) die "unknown flag $1 (usage: up.sh [--nodes N] [--workload-claims])" ;;
+    *) die "unknown flag $1 (usage: up.sh [--nodes N] [--real-nodes N] [--workload-claims])" ;;
   esac
 done
 source "$here/lib.sh"  # again: the profile changes the gates
@@ -51,7 +55,8 @@ if [[ -f $D/env ]] && [[ ${running:-v1.37.2} == "${DRACO_K8S_VERSION:-v1.37.2}" 
    apiserver_ready >/dev/null 2>&1; then
   BIN=$(sed -n 's/^export DRACO_BIN="\(.*\)"$/\1/p' "$D/env")
   create_nodes
-  log "already running ($D/env); ensured $NODES nodes"
+  ((REAL_NODES == 0)) || "$here/node-up.sh" "$REAL_NODES"
+  log "already running ($D/env); ensured $NODES nodes and $REAL_NODES real nodes"
   exit 0
 fi
 BIN=$("$here/build.sh" | tail -n1)
@@ -168,4 +173,5 @@ export DRACO_K8S_VERSION="${DRACO_K8S_VERSION:-v1.37.2}"
 export DRACO_E2E_WORKLOAD_CLAIMS="${DRACO_E2E_WORKLOAD_CLAIMS:-0}"
 export PATH="$BIN:\$PATH"
 ENV
-log "control plane up: $("${K[@]}" version -o json | grep -m1 gitVersion | tr -d ' ,') with $NODES nodes; source $D/env"
+((REAL_NODES == 0)) || "$here/node-up.sh" "$REAL_NODES"
+log "control plane up: $("${K[@]}" version -o json | grep -m1 gitVersion | tr -d ' ,') with $NODES nodes and $REAL_NODES real nodes; source $D/env"

@@ -1,0 +1,93 @@
+# Helpers for the local real nodes (node-up.sh), sourced after lib.sh: also what tests use to
+# restart a node's kubelet or driver (restart-node.sh).
+
+# real_node_package CMD: the Debian package that provides CMD.
+real_node_package() {
+  case $1 in
+    ip) echo iproute2 ;;
+    gcc) echo "gcc libc6-dev" ;;
+    *) echo "$1" ;;
+  esac
+}
+
+# node_ready NAME: the Node reports Ready.
+node_ready() {
+  [[ $("$BIN/kubectl" --kubeconfig "$D/kubeconfig" get node "$1" \
+    -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}' 2>/dev/null) == True ]]
+}
+
+# real_node_healthy NAME: containerd, kubelet and driver of NAME run and the Node is Ready.
+real_node_healthy() {
+  local c
+  for c in containerd kubelet driver; do
+    [[ -f $D/pids/$1-$c.pid ]] && kill -0 "$(cat "$D/pids/$1-$c.pid")" 2>/dev/null || return 1
+  done
+  node_ready "$1"
+}
+
+# start_real_node_driver NAME DEVICES: upstream's DRA test driver as NAME's kubelet plugin; waits
+# until it is registered with the kubelet and its ResourceSlice is published.
+start_real_node_driver() {
+  local name=$1 devices=$2 dir=$D/nodes/$1 extra=()
+  # The driver creates the parent of its socket directory, not the directory itself.
+  mkdir -p "$dir/kubelet/plugins/test-driver.cdi.k8s.io" "$dir/kubelet/plugins_registry"
+  local help
+  help=$("$BIN/dra-test-driver" kubelet-plugin --help 2>&1 || true)
+  [[ $help == *--enable-device-metadata* ]] && extra+=(--enable-device-metadata)
+  start_bg "$name-driver" "$BIN/dra-test-driver" --kubeconfig="$dir/driver.kubeconfig" -v=3 \
+    kubelet-plugin --node-name="$name" --num-devices="$devices" --cdi-dir="$dir/cdi" \
+    --datadir="$dir/kubelet/plugins" --plugin-registration-path="$dir/kubelet/plugins_registry" \
+    "${extra[@]}"
+  wait_for "$name DRA driver" 60 real_node_slice "$name" "$devices" ||
+    die "the DRA test driver on $name published no ResourceSlice: $D/logs/$name-driver.log"
+}
+
+# real_node_slice NAME DEVICES: NAME's ResourceSlice of test-driver.cdi.k8s.io lists DEVICES devices.
+real_node_slice() {
+  [[ $("$BIN/kubectl" --kubeconfig "$D/kubeconfig" get resourceslices \
+    --field-selector "spec.nodeName=$1,spec.driver=test-driver.cdi.k8s.io" \
+    -o jsonpath='{range .items[*]}{range .spec.devices[*]}{.name}{"\n"}{end}{end}' 2>/dev/null |
+    grep -c .) == "$2" ]]
+}
+
+# stop_real_node NAME: stops NAME's driver, kubelet and containerd, and every pod container that
+# containerd's shims still run (the shims outlive containerd).
+stop_real_node() {
+  local name=$1 dir=$D/nodes/$1 pid
+  stop_bg "$name-driver"
+  stop_bg "$name-kubelet"
+  if [[ -S $dir/containerd.sock && -x $BIN/ctr ]]; then
+    local ctr=("$BIN/ctr" -a "$dir/containerd.sock" -n k8s.io)
+    for c in $("${ctr[@]}" tasks ls -q 2>/dev/null); do "${ctr[@]}" tasks kill -s KILL "$c" >/dev/null 2>&1 || true; done
+  fi
+  stop_bg "$name-containerd"
+  # Shims whose containerd is gone: they carry the node's socket path in their command line.
+  for pid in $(pgrep -f "containerd-shim-runc-v2 .*-address $dir/containerd.sock" || true); do
+    kill -9 "$pid" 2>/dev/null || true
+  done
+  umount_under "$dir/kubelet"
+  umount_under "/run/draco-e2e/$name"
+  umount_under "$dir/containerd"
+}
+
+# umount_under DIR: lazily unmounts every mount point under DIR, deepest first.
+umount_under() {
+  local m
+  for m in $(awk -v p="$1" 'index($2, p) == 1 {print $2}' /proc/mounts | sort -r); do
+    umount -l "$m" 2>/dev/null || true
+  done
+}
+
+# remove_real_node_network: deletes what node-up.sh added to the host's network (the bridges, the
+# dummy interface, the nat rules it tagged draco-e2e) and the nodes' cgroups.
+remove_real_node_network() {
+  local l
+  for l in $(ip -o link show 2>/dev/null | sed -n 's/^[0-9]*: \(dracobr[0-9]*\)[:@].*/\1/p'); do
+    ip link del "$l" 2>/dev/null || true
+  done
+  if command -v iptables-save >/dev/null; then
+    iptables-save -t nat 2>/dev/null | grep -- '--comment draco-e2e' | sed 's/^-A/-D/' |
+      while read -r r; do eval "iptables -w -t nat $r" 2>/dev/null || true; done
+  fi
+  find /sys/fs/cgroup -depth -type d -path '*/draco-e2e*' -exec rmdir {} + 2>/dev/null || true
+}

@@ -1,0 +1,242 @@
+#!/usr/bin/env bash
+# Starts N real nodes beside the local control plane's fake ones (called by up.sh --real-nodes N;
+# needs root). Node real-node-I is a kubelet of the control plane's Kubernetes version, its own
+# containerd 2.x (CRI with CDI on; runc from Debian; one containerd per kubelet, because a kubelet
+# removes every pod sandbox of its runtime that it does not know) and upstream's DRA test driver in
+# kubelet-plugin mode (driver test-driver.cdi.k8s.io, $DRACO_REAL_NODE_DEVICES devices named
+# device-00.. in pool real-node-I; it prepares a claim by writing a CDI spec that injects
+# claim_<claim>_<request>=true into the containers, and on 1.37 also mounts KEP-5304's device
+# metadata file). Nothing comes from a registry: the pause and workload images are built by
+# images/build.sh and imported.
+#
+# The node: taint draco-e2e/real-node=true:NoSchedule (pods of the tests written for fake nodes
+# never land on it; real-node tests tolerate it), label draco-e2e/real-node=true, cgroupfs driver
+# with cgroup v1 (what this machine mounts; kubelet 1.35+ needs failCgroupV1: false for that),
+# cgroup root /draco-e2e/real-node-I. Pods get 10.244.I.0/24 on bridge dracobrI. The kubelet
+# listens on 127.0.0.1:10250+10*I; its InternalIP 10.254.0.(I+1) is a second address of the bridge
+# and loops back to it (nat OUTPUT), which is how kube-apiserver reaches it for logs.
+# Pods reach kube-apiserver through the kubernetes Service's IP 10.0.0.1:443 (nat PREROUTING to
+# 127.0.0.1, route_localnet on the bridge): the one Service route a pod needs, in place of
+# kube-proxy.
+# Usage: node-up.sh N   (idempotent: running healthy nodes are left alone)
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/lib.sh"
+source "$here/node-lib.sh"
+N=${1:?usage: node-up.sh N}
+DEVICES=${DRACO_REAL_NODE_DEVICES:-8}
+[[ -f $D/env ]] || die "no control plane: run e2e/cluster/up.sh first"
+BIN=$(sed -n 's/^export DRACO_BIN="\(.*\)"$/\1/p' "$D/env")
+K=("$BIN/kubectl" --kubeconfig "$D/kubeconfig")
+
+# --- prerequisites: say which one is missing and how to get it, before anything starts ----------
+missing=()
+((EUID == 0)) || missing+=("root (a kubelet and containerd need it): run as root")
+for c in runc iptables ip gcc python3; do
+  command -v "$c" >/dev/null || missing+=("$c: apt-get install $(real_node_package "$c")")
+done
+[[ -x /usr/lib/cni/bridge || -x /opt/cni/bin/bridge ]] ||
+  missing+=("CNI plugins (bridge, host-local, loopback): apt-get install containernetworking-plugins")
+[[ -x /bin/busybox ]] || missing+=("busybox-static (the workload image): apt-get install busybox-static")
+grep -qw overlay /proc/filesystems || missing+=("overlayfs in the kernel (containerd's snapshotter)")
+for s in cpu cpuacct cpuset memory pids; do
+  [[ -d /sys/fs/cgroup/$s || -f /sys/fs/cgroup/cgroup.controllers ]] ||
+    missing+=("cgroup controller $s (mount cgroup v1 $s, or a cgroup v2 hierarchy)")
+done
+if ((${#missing[@]})); then
+  printf '[cluster] ERROR: a real node needs:\n' >&2
+  printf '  - %s\n' "${missing[@]}" >&2
+  exit 3
+fi
+BIN=$("$here/build.sh" --node | tail -n1)
+IMAGES=$("$here/images/build.sh" | tail -n1)
+CNI_BIN=/usr/lib/cni
+[[ -x $CNI_BIN/bridge ]] || CNI_BIN=/opt/cni/bin
+API_IP=$("${K[@]}" get service kubernetes -o jsonpath='{.spec.clusterIP}')
+v2=0
+[[ -f /sys/fs/cgroup/cgroup.controllers ]] && v2=1
+# Without CAP_SYS_RESOURCE (a sandboxed root, like this machine's) no process may lower its OOM score
+# below its parent's: the kubelet's -998 for pod sandboxes fails every pod. containerd then keeps
+# scores at or above its own.
+restrict_oom=false
+sh -c 'echo -1 >/proc/self/oom_score_adj' 2>/dev/null || restrict_oom=true
+
+# node_certs I: a client certificate for the kubelet (system:node:NAME, so the Node authorizer
+# applies), one for the driver (user draco-e2e:dra-test-driver, RBAC below) and a serving
+# certificate for the kubelet.
+node_certs() {
+  local n=$1 dir=$2 pki=$D/pki
+  sign() {  # sign OUT SUBJECT EXT
+    openssl req -newkey rsa:2048 -nodes -subj "$2" -keyout "$dir/$1.key" -out "$dir/$1.csr" 2>/dev/null
+    openssl x509 -req -in "$dir/$1.csr" -CA "$pki/ca.crt" -CAkey "$pki/ca.key" -CAcreateserial \
+      -days 3650 -extfile <(echo -e "$3") -out "$dir/$1.crt" 2>/dev/null
+  }
+  sign kubelet-client "/O=system:nodes/CN=system:node:$n" "extendedKeyUsage=clientAuth"
+  sign driver-client "/CN=draco-e2e:dra-test-driver" "extendedKeyUsage=clientAuth"
+  sign kubelet-serving "/CN=$n" "subjectAltName=IP:127.0.0.1,IP:$3,DNS:$n\nextendedKeyUsage=serverAuth"
+  local ca_data
+  ca_data=$(base64 -w0 <"$pki/ca.crt")
+  for who in kubelet driver; do
+    cat >"$dir/$who.kubeconfig" <<KC
+apiVersion: v1
+kind: Config
+clusters:
+- name: draco-e2e
+  cluster: {server: "https://127.0.0.1:$API_PORT", certificate-authority-data: "$ca_data"}
+users:
+- name: $who
+  user: {client-certificate: "$dir/$who-client.crt", client-key: "$dir/$who-client.key"}
+contexts:
+- name: draco-e2e
+  context: {cluster: draco-e2e, user: $who}
+current-context: draco-e2e
+KC
+  done
+}
+
+# The driver's rights, as a DaemonSet's service account would have them.
+"${K[@]}" apply -f - >/dev/null <<'RBAC'
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: draco-e2e:dra-test-driver}
+rules:
+- {apiGroups: [resource.k8s.io], resources: [resourceslices], verbs: [get, list, watch, create, update, patch, delete, deletecollection]}
+- {apiGroups: [resource.k8s.io], resources: [resourceclaims], verbs: [get, list, watch]}
+- {apiGroups: [resource.k8s.io], resources: [resourceclaims/status], verbs: [update, patch]}
+- {apiGroups: [""], resources: [nodes], verbs: [get]}
+- {apiGroups: [""], resources: [pods], verbs: [get, list, watch]}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: draco-e2e:dra-test-driver}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: draco-e2e:dra-test-driver}
+subjects:
+- {apiGroup: rbac.authorization.k8s.io, kind: User, name: draco-e2e:dra-test-driver}
+RBAC
+
+# rule CHAIN MATCH...: adds a nat rule once, tagged draco-e2e (down.sh removes the tagged ones).
+rule() {
+  local chain=$1; shift
+  iptables -w -t nat -C "$chain" "$@" -m comment --comment draco-e2e 2>/dev/null ||
+    iptables -w -t nat -A "$chain" "$@" -m comment --comment draco-e2e
+}
+
+for i in $(seq 0 $((N - 1))); do
+  name=real-node-$i
+  dir=$D/nodes/$name
+  node_ip=10.254.0.$((i + 1))
+  port=$((10250 + i * 10))
+  if real_node_healthy "$name"; then
+    log "$name already running"
+    continue
+  fi
+  stop_real_node "$name"
+  rm -rf "$dir"
+  mkdir -p "$dir"/{containerd,kubelet,cdi,cni,cni-state,logs}
+  node_certs "$name" "$dir" "$node_ip"
+
+  # Network: the pod bridge (which also carries the node's address), the two routes a pod and
+  # kube-apiserver need.
+  ip link show "dracobr$i" >/dev/null 2>&1 || ip link add "dracobr$i" type bridge
+  ip addr replace "10.244.$i.1/24" dev "dracobr$i"
+  ip addr replace "$node_ip/32" dev "dracobr$i"
+  ip link set "dracobr$i" up
+  rule OUTPUT -d "$node_ip" -p tcp --dport "$port" -j DNAT --to-destination "127.0.0.1:$port"
+  cat >"$dir/cni/10-draco.conflist" <<CNI
+{"cniVersion": "1.0.0", "name": "draco-$i", "plugins": [
+  {"type": "bridge", "bridge": "dracobr$i", "isGateway": true, "ipMasq": false, "hairpinMode": true,
+   "ipam": {"type": "host-local", "dataDir": "$dir/cni-state",
+            "ranges": [[{"subnet": "10.244.$i.0/24"}]]}},
+  {"type": "loopback"}]}
+CNI
+  sysctl -qw "net.ipv4.conf.dracobr$i.route_localnet=1"
+  rule PREROUTING -i "dracobr$i" -d "$API_IP" -p tcp --dport 443 -j DNAT --to-destination "127.0.0.1:$API_PORT"
+
+  # containerd: its own root, state and socket; CDI specs from the driver's directory (and
+  # /var/run/cdi, where the kubelet-plugin library writes the device-metadata specs).
+  cat >"$dir/containerd.toml" <<TOML
+version = 3
+root = "$dir/containerd/root"
+state = "/run/draco-e2e/$name/containerd"
+disabled_plugins = ["io.containerd.nri.v1.nri", "io.containerd.snapshotter.v1.erofs", "io.containerd.differ.v1.erofs"]
+[grpc]
+  address = "$dir/containerd.sock"
+[ttrpc]
+  address = "$dir/containerd.sock.ttrpc"
+[plugins.'io.containerd.cri.v1.images']
+  snapshotter = "overlayfs"
+  [plugins.'io.containerd.cri.v1.images'.pinned_images]
+    sandbox = "draco.local/pause:1"
+[plugins.'io.containerd.cri.v1.runtime']
+  enable_cdi = true
+  restrict_oom_score_adj = $restrict_oom
+  cdi_spec_dirs = ["$dir/cdi", "/var/run/cdi"]
+  [plugins.'io.containerd.cri.v1.runtime'.containerd]
+    default_runtime_name = "runc"
+    [plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.runc]
+      runtime_type = "io.containerd.runc.v2"
+      [plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.runc.options]
+        BinaryName = "$(command -v runc)"
+        Root = "/run/draco-e2e/$name/runc"
+        SystemdCgroup = false
+  [plugins.'io.containerd.cri.v1.runtime'.cni]
+    bin_dirs = ["$CNI_BIN"]
+    conf_dir = "$dir/cni"
+[plugins.'io.containerd.grpc.v1.cri']
+  stream_server_address = "127.0.0.1"
+  stream_server_port = "0"
+TOML
+  PATH="$BIN:$PATH" start_bg "$name-containerd" "$BIN/containerd" --config "$dir/containerd.toml"
+  wait_for "$name containerd" 60 "$BIN/ctr" -a "$dir/containerd.sock" version ||
+    die "containerd did not start: $D/logs/$name-containerd.log"
+  for img in pause workload; do
+    "$BIN/ctr" -a "$dir/containerd.sock" -n k8s.io images import --snapshotter overlayfs \
+      "$IMAGES/$img.tar" >/dev/null 2>"$dir/logs/import.log" || die "could not import $img into $name's containerd"
+  done
+
+  # kubelet
+  for s in cpu cpuacct cpuset memory pids systemd; do
+    ((v2)) || mkdir -p "/sys/fs/cgroup/$s/draco-e2e/$name"
+  done
+  ((v2)) && mkdir -p "/sys/fs/cgroup/draco-e2e/$name"
+  cat >"$dir/kubelet.yaml" <<KCFG
+apiVersion: kubelet.config.k8s.io/v1beta1
+kind: KubeletConfiguration
+address: 127.0.0.1
+port: $port
+readOnlyPort: 0
+healthzBindAddress: 127.0.0.1
+healthzPort: $((port + 1))
+authentication:
+  anonymous: {enabled: false}
+  webhook: {enabled: true}
+  x509: {clientCAFile: "$D/pki/ca.crt"}
+authorization: {mode: Webhook}
+tlsCertFile: "$dir/kubelet-serving.crt"
+tlsPrivateKeyFile: "$dir/kubelet-serving.key"
+containerRuntimeEndpoint: "unix://$dir/containerd.sock"
+cgroupDriver: cgroupfs
+cgroupRoot: /draco-e2e/$name
+failCgroupV1: false
+failSwapOn: false
+oomScoreAdj: 0
+resolvConf: ""
+registerWithTaints: [{key: draco-e2e/real-node, value: "true", effect: NoSchedule}]
+evictionHard: {memory.available: 50Mi, nodefs.available: 1%, imagefs.available: 1%, nodefs.inodesFree: 1%}
+imageGCHighThresholdPercent: 100
+imageGCLowThresholdPercent: 99
+serializeImagePulls: false
+syncFrequency: 10s
+fileCheckFrequency: 10s
+nodeStatusUpdateFrequency: 5s
+featureGates: {$(supported_gates | sed 's/=/: /g; s/,/, /g')}
+KCFG
+  start_bg "$name-kubelet" "$BIN/kubelet" --config="$dir/kubelet.yaml" \
+    --kubeconfig="$dir/kubelet.kubeconfig" --root-dir="$dir/kubelet" \
+    --hostname-override="$name" --node-ip="$node_ip" \
+    --node-labels="draco-e2e/real-node=true" --v=2
+  wait_for "$name Ready" 120 node_ready "$name" ||
+    die "$name did not become Ready: $D/logs/$name-kubelet.log"
+  start_real_node_driver "$name" "$DEVICES"
+done
+log "$N real node(s) Ready with the DRA test driver: ${K[*]} get nodes -l draco-e2e/real-node"
