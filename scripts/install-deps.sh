@@ -8,6 +8,10 @@ pkgs=(
   libfmt-dev libgtest-dev libgmock-dev libyaml-cpp-dev libre2-dev libbenchmark-dev
   clang clang-format clang-tidy libclang-rt-14-dev python3
   golang-go
+  # The local real nodes (e2e/cluster/node-up.sh): runtime, networking, the images' contents, and
+  # the tools that build draco's image from its Dockerfile without a Docker engine.
+  runc iptables iproute2 containernetworking-plugins busybox-static libc6-dev
+  buildah debootstrap
 )
 missing=()
 for p in "${pkgs[@]}"; do
