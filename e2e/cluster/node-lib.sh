@@ -25,6 +25,16 @@ real_node_healthy() {
   node_ready "$1"
 }
 
+# start_real_node_kubelet NAME: NAME's kubelet, from what node-up.sh wrote to its directory.
+start_real_node_kubelet() {
+  local name=$1 dir=$D/nodes/$1 NODE_IP PORT BRIDGE DEVICES
+  source "$dir/node.env"
+  start_bg "$name-kubelet" "$BIN/kubelet" --config="$dir/kubelet.yaml" \
+    --kubeconfig="$dir/kubelet.kubeconfig" --root-dir="$dir/kubelet" \
+    --hostname-override="$name" --node-ip="$NODE_IP" \
+    --node-labels="draco-e2e/real-node=true" --v=2
+}
+
 # start_real_node_driver NAME DEVICES: upstream's DRA test driver as NAME's kubelet plugin; waits
 # until it is registered with the kubelet and its ResourceSlice is published.
 start_real_node_driver() {
@@ -81,13 +91,18 @@ umount_under() {
 # remove_real_node_network: deletes what node-up.sh added to the host's network (the bridges, the
 # dummy interface, the nat rules it tagged draco-e2e) and the nodes' cgroups.
 remove_real_node_network() {
-  local l
-  for l in $(ip -o link show 2>/dev/null | sed -n 's/^[0-9]*: \(dracobr[0-9]*\)[:@].*/\1/p'); do
-    ip link del "$l" 2>/dev/null || true
+  local f NODE_IP PORT BRIDGE DEVICES rules
+  for f in "$D"/nodes/*/node.env; do
+    [[ -f $f ]] || continue
+    source "$f"
+    ip link del "$BRIDGE" 2>/dev/null || true
+    find /sys/fs/cgroup -depth -type d -path "*/draco-e2e/$(basename "$(dirname "$f")")*" \
+      -exec rmdir {} + 2>/dev/null || true
   done
   if command -v iptables-save >/dev/null; then
-    iptables-save -t nat 2>/dev/null | grep -- '--comment draco-e2e' | sed 's/^-A/-D/' |
+    rules=$(iptables-save -t nat 2>/dev/null || true)
+    # iptables-save quotes the comment: -m comment --comment "draco-e2e:PORT".
+    { grep -F -- "--comment \"draco-e2e:$API_PORT\"" <<<"$rules" || true; } | sed 's/^-A/-D/' |
       while read -r r; do eval "iptables -w -t nat $r" 2>/dev/null || true; done
   fi
-  find /sys/fs/cgroup -depth -type d -path '*/draco-e2e*' -exec rmdir {} + 2>/dev/null || true
 }

@@ -12,9 +12,10 @@
 # The node: taint draco-e2e/real-node=true:NoSchedule (pods of the tests written for fake nodes
 # never land on it; real-node tests tolerate it), label draco-e2e/real-node=true, cgroupfs driver
 # with cgroup v1 (what this machine mounts; kubelet 1.35+ needs failCgroupV1: false for that),
-# cgroup root /draco-e2e/real-node-I. Pods get 10.244.I.0/24 on bridge dracobrI. The kubelet
-# listens on 127.0.0.1:10250+10*I; its InternalIP 10.254.0.(I+1) is a second address of the bridge
-# and loops back to it (nat OUTPUT), which is how kube-apiserver reaches it for logs.
+# cgroup root /draco-e2e/real-node-I. With slot S = DRACO_REAL_NODE_BASE + I, pods get
+# 10.244.S.0/24 on bridge dracobrS; the kubelet listens on 127.0.0.1:10250+10*S, and its InternalIP
+# 10.254.0.(S+1), a second address of the bridge, loops back to it (nat OUTPUT): that is how
+# kube-apiserver reaches it for logs and exec.
 # Pods reach kube-apiserver through the kubernetes Service's IP 10.0.0.1:443 (nat PREROUTING to
 # 127.0.0.1, route_localnet on the bridge): the one Service route a pod needs, in place of
 # kube-proxy.
@@ -25,6 +26,9 @@ source "$here/lib.sh"
 source "$here/node-lib.sh"
 N=${1:?usage: node-up.sh N}
 DEVICES=${DRACO_REAL_NODE_DEVICES:-8}
+# Host-wide slots: a second control plane on the same machine (its own $D and ports) gives its real
+# nodes other bridges, subnets, addresses and kubelet ports with DRACO_REAL_NODE_BASE (e.g. 4).
+BASE=${DRACO_REAL_NODE_BASE:-0}
 [[ -f $D/env ]] || die "no control plane: run e2e/cluster/up.sh first"
 BIN=$(sed -n 's/^export DRACO_BIN="\(.*\)"$/\1/p' "$D/env")
 K=("$BIN/kubectl" --kubeconfig "$D/kubeconfig")
@@ -114,18 +118,20 @@ subjects:
 - {apiGroup: rbac.authorization.k8s.io, kind: User, name: draco-e2e:dra-test-driver}
 RBAC
 
-# rule CHAIN MATCH...: adds a nat rule once, tagged draco-e2e (down.sh removes the tagged ones).
+# rule CHAIN MATCH...: adds a nat rule once, tagged with this control plane (down.sh removes them).
 rule() {
   local chain=$1; shift
-  iptables -w -t nat -C "$chain" "$@" -m comment --comment draco-e2e 2>/dev/null ||
-    iptables -w -t nat -A "$chain" "$@" -m comment --comment draco-e2e
+  iptables -w -t nat -C "$chain" "$@" -m comment --comment "draco-e2e:$API_PORT" 2>/dev/null ||
+    iptables -w -t nat -A "$chain" "$@" -m comment --comment "draco-e2e:$API_PORT"
 }
 
 for i in $(seq 0 $((N - 1))); do
   name=real-node-$i
   dir=$D/nodes/$name
-  node_ip=10.254.0.$((i + 1))
-  port=$((10250 + i * 10))
+  g=$((BASE + i))
+  node_ip=10.254.0.$((g + 1))
+  port=$((10250 + g * 10))
+  br=dracobr$g
   if real_node_healthy "$name"; then
     log "$name already running"
     continue
@@ -137,20 +143,20 @@ for i in $(seq 0 $((N - 1))); do
 
   # Network: the pod bridge (which also carries the node's address), the two routes a pod and
   # kube-apiserver need.
-  ip link show "dracobr$i" >/dev/null 2>&1 || ip link add "dracobr$i" type bridge
-  ip addr replace "10.244.$i.1/24" dev "dracobr$i"
-  ip addr replace "$node_ip/32" dev "dracobr$i"
-  ip link set "dracobr$i" up
+  ip link show "$br" >/dev/null 2>&1 || ip link add "$br" type bridge
+  ip addr replace "10.244.$g.1/24" dev "$br"
+  ip addr replace "$node_ip/32" dev "$br"
+  ip link set "$br" up
   rule OUTPUT -d "$node_ip" -p tcp --dport "$port" -j DNAT --to-destination "127.0.0.1:$port"
   cat >"$dir/cni/10-draco.conflist" <<CNI
-{"cniVersion": "1.0.0", "name": "draco-$i", "plugins": [
-  {"type": "bridge", "bridge": "dracobr$i", "isGateway": true, "ipMasq": false, "hairpinMode": true,
+{"cniVersion": "1.0.0", "name": "draco-$g", "plugins": [
+  {"type": "bridge", "bridge": "$br", "isGateway": true, "ipMasq": false, "hairpinMode": true,
    "ipam": {"type": "host-local", "dataDir": "$dir/cni-state",
-            "ranges": [[{"subnet": "10.244.$i.0/24"}]]}},
+            "ranges": [[{"subnet": "10.244.$g.0/24"}]]}},
   {"type": "loopback"}]}
 CNI
-  sysctl -qw "net.ipv4.conf.dracobr$i.route_localnet=1"
-  rule PREROUTING -i "dracobr$i" -d "$API_IP" -p tcp --dport 443 -j DNAT --to-destination "127.0.0.1:$API_PORT"
+  sysctl -qw "net.ipv4.conf.$br.route_localnet=1"
+  rule PREROUTING -i "$br" -d "$API_IP" -p tcp --dport 443 -j DNAT --to-destination "127.0.0.1:$API_PORT"
 
   # containerd: its own root, state and socket; CDI specs from the driver's directory (and
   # /var/run/cdi, where the kubelet-plugin library writes the device-metadata specs).
@@ -231,10 +237,8 @@ fileCheckFrequency: 10s
 nodeStatusUpdateFrequency: 5s
 featureGates: {$(supported_gates | sed 's/=/: /g; s/,/, /g')}
 KCFG
-  start_bg "$name-kubelet" "$BIN/kubelet" --config="$dir/kubelet.yaml" \
-    --kubeconfig="$dir/kubelet.kubeconfig" --root-dir="$dir/kubelet" \
-    --hostname-override="$name" --node-ip="$node_ip" \
-    --node-labels="draco-e2e/real-node=true" --v=2
+  echo "NODE_IP=$node_ip PORT=$port BRIDGE=$br DEVICES=$DEVICES" >"$dir/node.env"
+  start_real_node_kubelet "$name"
   wait_for "$name Ready" 120 node_ready "$name" ||
     die "$name did not become Ready: $D/logs/$name-kubelet.log"
   start_real_node_driver "$name" "$DEVICES"

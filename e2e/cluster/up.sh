@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Starts a real Kubernetes control plane (v1.37.2, or $DRACO_K8S_VERSION: v1.34.4, v1.35.4, v1.36.3)
-# on 127.0.0.1: etcd, kube-apiserver (TLS with a
-# generated CA, token + client-certificate auth, RBAC, service-account keys, resource.k8s.io/v1 and
-# the DRA gates), kube-scheduler and kube-controller-manager (resourceclaim-controller, node
-# lifecycle and taint eviction disabled), plus fake Ready Nodes (API objects, no kubelet), and with
+# on 127.0.0.1: etcd, kube-apiserver (TLS with a generated CA, token + client-certificate auth,
+# RBAC, service-account keys and tokens, resource.k8s.io/v1 and the DRA gates), kube-scheduler and
+# kube-controller-manager (resourceclaim-controller, node lifecycle and node taint eviction
+# disabled; device taint eviction on), plus fake Ready Nodes (API objects, no kubelet), and with
 # --real-nodes N real ones beside them (node-up.sh: kubelet, containerd, upstream's DRA test driver).
 #
 # Usage: e2e/cluster/up.sh [--nodes N] [--real-nodes N] [--workload-claims]
@@ -150,7 +150,7 @@ start_bg kube-scheduler "$BIN/kube-scheduler" --config="$D/scheduler.yaml" \
 start_bg kube-controller-manager "$BIN/kube-controller-manager" --kubeconfig="$D/kubeconfig" \
   --authentication-kubeconfig="$D/kubeconfig" --authorization-kubeconfig="$D/kubeconfig" \
   --leader-elect=false --bind-address=127.0.0.1 --secure-port=0 \
-  --controllers='*,-resourceclaim-controller,-node-lifecycle-controller,-taint-eviction-controller,-device-taint-eviction-controller' \
+  --controllers='*,-resourceclaim-controller,-node-lifecycle-controller,-taint-eviction-controller' \
   --use-service-account-credentials=false --service-account-private-key-file="$D/sa.key" \
   --root-ca-file="$pki/ca.crt" --kube-api-qps=200 --kube-api-burst=400 \
   --feature-gates="$gates" --v=1
