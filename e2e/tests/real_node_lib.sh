@@ -113,3 +113,24 @@ real_node_on_fail() {
   kubectl get events -n "$1" --sort-by=.lastTimestamp | tail -n 25
   tail -n 20 "$DRACO_E2E_DIR/logs/$REAL_NODE-kubelet.log" "$DRACO_E2E_DIR/logs/$REAL_NODE-driver.log"
 }
+# kubelet_dra_calls METHOD [CODE]: how many DRA gRPC calls METHOD (NodePrepareResources,
+# NodeUnprepareResources) the real node's kubelet made since it started that ended with CODE
+# (default OK); "!OK" counts every other code. Read from the kubelet's own metrics through the API
+# server's node proxy.
+kubelet_dra_calls() {
+  local code=${2:-OK}
+  kubectl get --raw "/api/v1/nodes/$REAL_NODE/proxy/metrics" 2>/dev/null |
+    awk -v m="$1" -v c="$code" '$1 ~ /^dra_grpc_operations_duration_seconds_count\{/ && index($1, m "\"") {
+        match($1, /grpc_status_code="[^"]*"/); got = substr($1, RSTART + 18, RLENGTH - 19)
+        if ((c == "!OK" && got != "OK") || got == c) n += $2 }
+      END { print n + 0 }'
+}
+# kubelet_accepted_all: the kubelet's DRA calls to the driver all succeeded.
+kubelet_accepted_all() {
+  local m bad
+  for m in NodePrepareResources NodeUnprepareResources; do
+    bad=$(kubelet_dra_calls $m '!OK')
+    [[ $bad == 0 ]] || fail "$bad $m calls of the kubelet failed"
+  done
+  pass "every NodePrepareResources/NodeUnprepareResources call of the kubelet succeeded"
+}

@@ -144,3 +144,4 @@ fi
 k delete pod -n $NS --all --wait=true --timeout=60s >/dev/null
 eventually 60 "no claim of the test keeps a device after its pods are gone" \
   bash -c "[[ -z \$(kubectl get resourceclaims -n $NS -o jsonpath='{.items[*].status.allocation.devices.results[*].device}') ]]"
+kubelet_accepted_all

@@ -106,14 +106,17 @@ apt_keyrings() {
     sed -n 's/.*signed-by=\(\/[^] \t]*\).*/\1/p'
 }
 
-base_image_exists() { buildah inspect --type image "$1" >/dev/null 2>&1; }
+# image_id NAME: the ID of image NAME in the storage, nothing when there is none.
+image_id() { buildah inspect --type image --format '{{.FromImageID}}' "$1" 2>/dev/null || true; }
 
 # base_image_ensure RELEASE [refresh]: makes localhost/debian:RELEASE and RELEASE-slim unless both
 # are in the storage already (buildah_setup first).
 base_image_ensure() {
   local rel=$1 refresh=${2:-0}
   local full=$BASE_REPO:$rel slim=$BASE_REPO:$rel-slim
-  if ((!refresh)) && base_image_exists "$full" && base_image_exists "$slim"; then
+  local old_ids
+  old_ids="$(image_id "$full") $(image_id "$slim")"
+  if ((!refresh)) && [[ $old_ids == ?*' '?* ]]; then
     return 0
   fi
   command -v debootstrap >/dev/null || base_die "debootstrap is missing: apt-get install debootstrap"
@@ -133,6 +136,7 @@ base_image_ensure() {
   # shellcheck disable=SC2064 # expand now: the trap must remove this container.
   trap "buildah rm '$ctr' >/dev/null 2>&1 || true" EXIT
   mnt=$(buildah mount "$ctr")
+  [[ $mnt == /?*/* && -d $mnt ]] || base_die "buildah mount gave no usable root ('$mnt')"
   if ! debootstrap --variant=minbase --keyring="$keyring" "$rel" "$mnt" "$mirror" \
        >"$BUILDAH_DIR/debootstrap.log" 2>&1; then
     tail -n 20 "$BUILDAH_DIR/debootstrap.log" >&2
@@ -153,20 +157,34 @@ base_image_ensure() {
     printf '%s\n' "$lines" >"$mnt/etc/apt/sources.list"
   fi
   for k in $(apt_keyrings); do
-    [[ -f $k && ! -e $mnt$k ]] && install -D -m 0644 "$k" "$mnt$k"
+    if [[ -f $k && ! -e $mnt$k ]]; then install -D -m 0644 "$k" "$mnt$k"; fi
   done
+  # apt and dpkg set up as in Debian's container images: no package caches or .deb files left
+  # behind, no translations, services never started by a package install.
+  local clean='"rm -f /var/cache/apt/archives/*.deb /var/cache/apt/archives/partial/*.deb /var/cache/apt/*.bin || true";'
+  printf '%s\n' "DPkg::Post-Invoke { $clean };" "APT::Update::Post-Invoke { $clean };" \
+    'Dir::Cache::pkgcache "";' 'Dir::Cache::srcpkgcache "";' >"$mnt/etc/apt/apt.conf.d/docker-clean"
+  echo 'Acquire::GzipIndexes "true";' >"$mnt/etc/apt/apt.conf.d/docker-gzip-indexes"
+  echo 'Acquire::Languages "none";' >"$mnt/etc/apt/apt.conf.d/docker-no-languages"
+  echo 'Apt::AutoRemove::SuggestsImportant "false";' >"$mnt/etc/apt/apt.conf.d/docker-autoremove-suggests"
+  printf '#!/bin/sh\nexit 101\n' >"$mnt/usr/sbin/policy-rc.d"
+  chmod 0755 "$mnt/usr/sbin/policy-rc.d"
+  buildah config --env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "$ctr"
+  # debootstrap installs the release as first published: add its updates and security fixes.
+  if ! buildah run --isolation chroot "$ctr" -- sh -c 'apt-get update -qq &&
+       DEBIAN_FRONTEND=noninteractive apt-get dist-upgrade -y -qq' >>"$BUILDAH_DIR/debootstrap.log" 2>&1; then
+    tail -n 20 "$BUILDAH_DIR/debootstrap.log" >&2
+    base_die "apt-get dist-upgrade in the new $rel root failed (log: $BUILDAH_DIR/debootstrap.log)"
+  fi
   # What a container image has no use for: device nodes (the runtime provides /dev), the host's
-  # name and resolver, package lists and logs; services never start on package installs.
+  # name and resolver, package lists and logs.
   rm -rf --one-file-system "${mnt:?}"/dev/* "$mnt"/var/lib/apt/lists/* "$mnt"/var/cache/apt/*.bin \
-    "$mnt"/var/cache/apt/archives/*.deb
+    "$mnt"/var/cache/apt/archives/*.deb "$mnt"/var/cache/debconf/*-old
   find "$mnt/var/log" -type f -delete
   : >"$mnt/etc/hostname"
   : >"$mnt/etc/resolv.conf"
-  printf '#!/bin/sh\nexit 101\n' >"$mnt/usr/sbin/policy-rc.d"
-  chmod 0755 "$mnt/usr/sbin/policy-rc.d"
   buildah umount "$ctr" >/dev/null
-  buildah config --env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-    --cmd bash --label "org.opencontainers.image.description=Debian $rel minbase (debootstrap)" "$ctr"
+  buildah config --cmd bash --label "org.opencontainers.image.description=Debian $rel minbase (debootstrap)" "$ctr"
   buildah commit --quiet --rm "$ctr" "$full" >/dev/null
   trap - EXIT
 
@@ -175,6 +193,7 @@ base_image_ensure() {
   ctr=$(buildah from --pull=never "$full")
   trap "buildah rm '$ctr' >/dev/null 2>&1 || true" EXIT
   mnt=$(buildah mount "$ctr")
+  [[ $mnt == /?*/* && -d $mnt ]] || base_die "buildah mount gave no usable root ('$mnt')"
   mkdir -p "$mnt/etc/dpkg/dpkg.cfg.d"
   cat >"$mnt/etc/dpkg/dpkg.cfg.d/docker" <<'EOF'
 # The "slim" variant: files containers normally do not need are excluded, and stay excluded.
@@ -191,19 +210,24 @@ EOF
   find "$mnt/usr/share/doc" -mindepth 1 -type d -empty -delete
   local d
   for d in groff info linda lintian/overrides locale man; do
-    [[ -d $mnt/usr/share/$d ]] && find "$mnt/usr/share/$d" -mindepth 1 -delete
+    if [[ -d $mnt/usr/share/$d ]]; then find "$mnt/usr/share/$d" -mindepth 1 -delete; fi
   done
   buildah umount "$ctr" >/dev/null
   buildah config --label "org.opencontainers.image.description=Debian $rel minbase slim (debootstrap)" "$ctr"
   # One layer: the slim image must not carry the full one beneath it.
   buildah commit --quiet --rm --squash "$ctr" "$slim" >/dev/null
   trap - EXIT
+  # The images these names had before a refresh; kept when something still uses them.
+  local id
+  for id in $old_ids; do buildah rmi "$id" >/dev/null 2>&1 || true; done
   base_log "built $full and $slim"
 }
 
 if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
   refresh=0
   if [[ ${1:-} == --refresh ]]; then refresh=1; shift; fi
+  [[ $# -le 1 && ${1:-bookworm} =~ ^[a-z]+$ ]] ||
+    { echo "usage: base-image.sh [--refresh] [RELEASE]" >&2; exit 2; }
   buildah_setup
   base_image_ensure "${1:-bookworm}" "$refresh"
   echo "$BASE_REPO"
