@@ -1,6 +1,11 @@
 # Helpers for the local real nodes (node-up.sh), sourced after lib.sh: also what tests use to
 # restart a node's kubelet or driver (restart-node.sh).
 
+# Host-wide names of a real node: its runtime state and its cgroup root carry the control plane's
+# API port, so two control planes on one machine (test.sh runs two) never share them.
+real_node_run_dir() { echo "/run/draco-e2e/$API_PORT/$1"; }
+real_node_cgroup() { echo "/draco-e2e-$API_PORT/$1"; }
+
 # real_node_package CMD: the Debian package that provides CMD.
 real_node_package() {
   case $1 in
@@ -76,7 +81,7 @@ stop_real_node() {
     kill -9 "$pid" 2>/dev/null || true
   done
   umount_under "$dir/kubelet"
-  umount_under "/run/draco-e2e/$name"
+  umount_under "$(real_node_run_dir "$name")"
   umount_under "$dir/containerd"
 }
 
@@ -96,9 +101,10 @@ remove_real_node_network() {
     [[ -f $f ]] || continue
     source "$f"
     ip link del "$BRIDGE" 2>/dev/null || true
-    find /sys/fs/cgroup -depth -type d -path "*/draco-e2e/$(basename "$(dirname "$f")")*" \
+    find /sys/fs/cgroup -depth -type d -path "*$(real_node_cgroup "$(basename "$(dirname "$f")")")*" \
       -exec rmdir {} + 2>/dev/null || true
   done
+  find /sys/fs/cgroup -maxdepth 2 -type d -name "draco-e2e-$API_PORT" -exec rmdir {} + 2>/dev/null || true
   if command -v iptables-save >/dev/null; then
     rules=$(iptables-save -t nat 2>/dev/null || true)
     # iptables-save quotes the comment: -m comment --comment "draco-e2e:PORT".

@@ -12,7 +12,7 @@
 # The node: taint draco-e2e/real-node=true:NoSchedule (pods of the tests written for fake nodes
 # never land on it; real-node tests tolerate it), label draco-e2e/real-node=true, cgroupfs driver
 # with cgroup v1 (what this machine mounts; kubelet 1.35+ needs failCgroupV1: false for that),
-# cgroup root /draco-e2e/real-node-I. With slot S = DRACO_REAL_NODE_BASE + I, pods get
+# cgroup root /draco-e2e-APIPORT/real-node-I. With slot S = DRACO_REAL_NODE_BASE + I, pods get
 # 10.244.S.0/24 on bridge dracobrS; the kubelet listens on 127.0.0.1:10250+10*S, and its InternalIP
 # 10.254.0.(S+1), a second address of the bridge, loops back to it (nat OUTPUT): that is how
 # kube-apiserver reaches it for logs and exec.
@@ -139,6 +139,8 @@ for i in $(seq 0 $((N - 1))); do
   stop_real_node "$name"
   rm -rf "$dir"
   mkdir -p "$dir"/{containerd,kubelet,cdi,cni,cni-state,logs}
+  # First, so that down.sh finds what to remove even if the rest fails.
+  echo "NODE_IP=$node_ip PORT=$port BRIDGE=$br DEVICES=$DEVICES" >"$dir/node.env"
   node_certs "$name" "$dir" "$node_ip"
 
   # Network: the pod bridge (which also carries the node's address), the two routes a pod and
@@ -163,7 +165,7 @@ CNI
   cat >"$dir/containerd.toml" <<TOML
 version = 3
 root = "$dir/containerd/root"
-state = "/run/draco-e2e/$name/containerd"
+state = "$(real_node_run_dir "$name")/containerd"
 disabled_plugins = ["io.containerd.nri.v1.nri", "io.containerd.snapshotter.v1.erofs", "io.containerd.differ.v1.erofs"]
 [grpc]
   address = "$dir/containerd.sock"
@@ -183,7 +185,7 @@ disabled_plugins = ["io.containerd.nri.v1.nri", "io.containerd.snapshotter.v1.er
       runtime_type = "io.containerd.runc.v2"
       [plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.runc.options]
         BinaryName = "$(command -v runc)"
-        Root = "/run/draco-e2e/$name/runc"
+        Root = "$(real_node_run_dir "$name")/runc"
         SystemdCgroup = false
   [plugins.'io.containerd.cri.v1.runtime'.cni]
     bin_dirs = ["$CNI_BIN"]
@@ -202,9 +204,9 @@ TOML
 
   # kubelet
   for s in cpu cpuacct cpuset memory pids systemd; do
-    ((v2)) || mkdir -p "/sys/fs/cgroup/$s/draco-e2e/$name"
+    ((v2)) || mkdir -p "/sys/fs/cgroup/$s$(real_node_cgroup "$name")"
   done
-  ((v2)) && mkdir -p "/sys/fs/cgroup/draco-e2e/$name"
+  ((v2)) && mkdir -p "/sys/fs/cgroup$(real_node_cgroup "$name")"
   cat >"$dir/kubelet.yaml" <<KCFG
 apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
@@ -222,7 +224,7 @@ tlsCertFile: "$dir/kubelet-serving.crt"
 tlsPrivateKeyFile: "$dir/kubelet-serving.key"
 containerRuntimeEndpoint: "unix://$dir/containerd.sock"
 cgroupDriver: cgroupfs
-cgroupRoot: /draco-e2e/$name
+cgroupRoot: $(real_node_cgroup "$name")
 failCgroupV1: false
 failSwapOn: false
 oomScoreAdj: 0
@@ -237,7 +239,6 @@ fileCheckFrequency: 10s
 nodeStatusUpdateFrequency: 5s
 featureGates: {$(supported_gates | sed 's/=/: /g; s/,/, /g')}
 KCFG
-  echo "NODE_IP=$node_ip PORT=$port BRIDGE=$br DEVICES=$DEVICES" >"$dir/node.env"
   start_real_node_kubelet "$name"
   wait_for "$name Ready" 120 node_ready "$name" ||
     die "$name did not become Ready: $D/logs/$name-kubelet.log"

@@ -69,6 +69,8 @@ if [[ -n $binary ]]; then
   mkdir -p "$context/.draco-image"
   strip --strip-unneeded -o "$context/.draco-image/draco.new" "$binary"
   chmod 0755 "$context/.draco-image/draco.new"
+  # The source's time: buildah's COPY cache compares file times too.
+  touch -r "$binary" "$context/.draco-image/draco.new"
   mv -f "$context/.draco-image/draco.new" "$context/.draco-image/draco"
 else
   stage=build
@@ -77,6 +79,7 @@ else
 fi
 
 version=${DRACO_VERSION:-$(sed -n 's/^appVersion: *"\{0,1\}\([^"]*\)"\{0,1\} *$/\1/p' "$root/charts/draco/Chart.yaml")}
+version=${version:-0.1.0}
 revision=$(git -C "$root" rev-parse HEAD 2>/dev/null || echo unknown)
 created=$(TZ=UTC git -C "$root" log -1 --format=%cd --date=format-local:%Y-%m-%dT%H:%M:%SZ 2>/dev/null || echo unknown)
 old_id=$(image_id "$name:$tag")
@@ -85,7 +88,13 @@ build=(buildah bud --isolation chroot --layers --pull=never -f "$root/Dockerfile
   --build-arg BASE_IMAGE="$BASE_REPO" --build-arg DEBIAN_RELEASE="$release"
   # buildah 1.28 skips the unused binary stage only when the stage's name is a given argument.
   --build-arg DRACO_BINARY_STAGE="$stage"
-  --build-arg VERSION="${version:-0.1.0}" --build-arg REVISION="$revision" --build-arg CREATED="$created"
+  --build-arg VERSION="$version" --build-arg REVISION="$revision" --build-arg CREATED="$created"
+  # The same values as labels: buildah 1.28's step cache ignores build arguments, so the
+  # Dockerfile's LABEL step may come from the cache with the values of an earlier build; labels
+  # given here are part of the last step's cache key and override those.
+  --label org.opencontainers.image.version="$version"
+  --label org.opencontainers.image.revision="$revision"
+  --label org.opencontainers.image.created="$created"
   -t "$name:$tag")
 ((!refresh)) || build+=(--no-cache)
 log "building $name:$tag ($stage stage, base $BASE_REPO:$release-slim)"
@@ -99,6 +108,9 @@ if [[ -n $old_id && $old_id != "$id" ]]; then
   # The image this tag named before; kept when something still uses it (a cached step).
   buildah rmi "$old_id" >/dev/null 2>&1 || true
 fi
+# Untagged images nothing builds on (earlier stage results, replaced images); the cached steps
+# of the current image stay.
+buildah rmi --prune >/dev/null 2>&1 || true
 
 archive=$out/draco-$tag.tar
 stamp="$id $name:$tag"
