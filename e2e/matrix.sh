@@ -30,8 +30,11 @@ for v in "${V[@]}"; do
   export DRACO_K8S_VERSION=$v DRACO_E2E_DIR=${DRACO_MATRIX_DIR:-/tmp/draco-matrix}-$v
   export DRACO_API_PORT=${DRACO_MATRIX_API_PORT:-17443} DRACO_ETCD_PORT=${DRACO_MATRIX_ETCD_PORT:-27790}
   export DRACO_ETCD_PEER_PORT=${DRACO_MATRIX_ETCD_PEER_PORT:-27800}
+  # Its real node takes host slot 2 (bridge, subnet, kubelet port; node-up.sh).
+  export DRACO_REAL_NODE_BASE=${DRACO_MATRIX_REAL_NODE_BASE:-2}
   echo "=== Kubernetes $v ($(date -u +%T))"
-  if ! "$root/e2e/cluster/up.sh" --nodes 4 >"$DRACO_E2E_DIR.up.log" 2>&1; then
+  if ! "$root/e2e/cluster/up.sh" --nodes 4 --real-nodes "${DRACO_MATRIX_REAL_NODES:-1}" \
+      >"$DRACO_E2E_DIR.up.log" 2>&1; then
     echo "control plane $v did not start: $DRACO_E2E_DIR.up.log" >&2
     for t in "${T[@]}"; do result[$v,$t]=NO-CLUSTER; done
     failed=1

@@ -19,7 +19,7 @@ step "format"
 # Every test runs on Kubernetes v1.37.2; the version-sensitive ones also on the oldest supported
 # version (e2e/matrix.sh runs all of them on every version).
 MATRIX_VERSIONS=${DRACO_MATRIX_VERSIONS:-v1.34.4}
-MATRIX_TESTS=${DRACO_MATRIX_TESTS:-draco_lifecycle,admission_gate,chart_install,admission_webhook}
+MATRIX_TESTS=${DRACO_MATRIX_TESTS:-draco_lifecycle,admission_gate,chart_install,admission_webhook,real_node_workloads,real_node_disruption}
 step "control-plane binaries"
 for v in v1.37.2 ${MATRIX_VERSIONS//,/ }; do
   DRACO_K8S_VERSION=$v /usr/bin/time -f "control-plane $v build: %e s, peak RSS %M KiB" \
@@ -55,9 +55,11 @@ step "local control plane"
 # of one that died, e.g. with an earlier session: its env file stays behind) is replaced by up.sh.
 started=0
 if ! (source e2e/cluster/lib.sh && [[ -f $D/env ]] && apiserver_ready >/dev/null 2>&1); then
-  e2e/cluster/up.sh
   started=1
 fi
+# One real node (kubelet, containerd, upstream's DRA test driver) beside the fake ones; up.sh
+# leaves a healthy one alone.
+e2e/cluster/up.sh --real-nodes 1
 kill_tree() {
   local child
   for child in $(pgrep -P "$1" || true); do kill_tree "$child"; done
@@ -93,10 +95,11 @@ fi
 step "e2e with the workload-claims profile (PodGroup claims)"
 (
   export DRACO_E2E_DIR=/tmp/draco-e2e-workload DRACO_API_PORT=17643 DRACO_ETCD_PORT=27990 \
-    DRACO_ETCD_PEER_PORT=28000 DRACO_E2E_WORKLOAD_CLAIMS=1 DRACO_BUILD_DIR="$BUILD"
+    DRACO_ETCD_PEER_PORT=28000 DRACO_E2E_WORKLOAD_CLAIMS=1 DRACO_BUILD_DIR="$BUILD" \
+    DRACO_REAL_NODE_BASE=4
   trap 'e2e/cluster/down.sh >/dev/null 2>&1 || true' EXIT
-  e2e/cluster/up.sh --nodes 4 >"$DRACO_E2E_DIR.up.log" 2>&1 || { cat "$DRACO_E2E_DIR.up.log"; exit 1; }
-  for t in draco_podgroup_claims_test draco_podgroup_gang_test; do
+  e2e/cluster/up.sh --nodes 4 --real-nodes 1 >"$DRACO_E2E_DIR.up.log" 2>&1 || { cat "$DRACO_E2E_DIR.up.log"; exit 1; }
+  for t in draco_podgroup_claims_test draco_podgroup_gang_test real_node_podgroup_test; do
     if ! bash e2e/tests/$t.sh; then
       echo "=== retrying once: $t"
       bash e2e/tests/$t.sh
