@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # draco's main job on an embedded default, from a fresh machine: installs dependencies, builds the
 # local Kubernetes v1.37.2 control plane (cached under ~/.cache/draco) and draco, starts the control
-# plane on 127.0.0.1 with 4 fake GPU nodes, starts `draco run` in the background against it,
-# applies the sample DeviceClasses, ResourceSlices, claims, claim templates and gated pods from
-# e2e/samples/demo, and prints where each pod's devices went (allocated by draco, bound by
-# kube-scheduler).
+# plane on 127.0.0.1 with 4 fake nodes and one real node (a kubelet, containerd and upstream's DRA
+# test driver publishing 8 GPUs: e2e/cluster/node-up.sh; needs root), starts `draco run` in the
+# background against it, applies the sample DeviceClass, claims, claim template and gated pods from
+# e2e/samples/demo, waits until their containers run, and prints, for each pod, the devices draco
+# allocated beside the devices its container saw (what the driver injected through CDI).
 # Leaves the control plane and draco running (KUBECONFIG in /tmp/draco-e2e/env, draco's log in
 # /tmp/draco-e2e/logs/draco-demo.log, metrics on 127.0.0.1:8080); e2e/cluster/down.sh stops both
 # (draco alone: `kill $(cat /tmp/draco-e2e/pids/draco-demo.pid)`).
@@ -12,7 +13,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 ./scripts/install-deps.sh >/dev/null
-e2e/cluster/up.sh --nodes 4
+e2e/cluster/up.sh --nodes 4 --real-nodes 1
 source "${DRACO_E2E_DIR:-/tmp/draco-e2e}/env"
 BUILD=${DRACO_BUILD_DIR:-$root/build}
 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
@@ -24,25 +25,47 @@ mkdir -p "$DRACO_E2E_DIR/logs" "$DRACO_E2E_DIR/pids"
   --metrics-bind-address 127.0.0.1:8080 --health-probe-bind-address 127.0.0.1:8081 \
   >"$DRACO_E2E_DIR/logs/draco-demo.log" 2>&1 &
 echo $! >"$pidfile"
+end=$((SECONDS + 60))
 until curl -sf 127.0.0.1:8081/readyz >/dev/null; do
   kill -0 "$(cat "$pidfile")" 2>/dev/null || { echo "draco exited; see $DRACO_E2E_DIR/logs/draco-demo.log" >&2; exit 1; }
+  ((SECONDS < end)) || { echo "draco not ready after 60 s; see $DRACO_E2E_DIR/logs/draco-demo.log" >&2; exit 1; }
   sleep 0.5
 done
 echo "draco is running (pid $(cat "$pidfile"), log $DRACO_E2E_DIR/logs/draco-demo.log)"
+# A previous run's pods are running already (their gates are gone, and a gate cannot be added back):
+# start the workloads afresh.
+kubectl delete -f e2e/samples/demo/20-workloads.yaml --ignore-not-found --wait=true --timeout=60s >/dev/null
 kubectl apply -f e2e/samples/demo/ >/dev/null
 pods=$(kubectl get -f e2e/samples/demo/20-workloads.yaml -o name | grep '^pod/' | cut -d/ -f2)
-end=$((SECONDS + 120))
+# Running, and the container has printed what it saw (the last line of show-devices).
+shown() {
+  [[ $(kubectl get pod "$1" -o jsonpath='{.status.phase}') == Running ]] &&
+    kubectl logs "$1" 2>/dev/null | grep -q '^show-devices: done'
+}
+end=$((SECONDS + 180))
 for p in $pods; do
-  until [[ -n $(kubectl get pod "$p" -o jsonpath='{.spec.nodeName}') ]]; do
-    ((SECONDS < end)) || { echo "pod $p was not scheduled; see kubectl describe pod $p" >&2; exit 1; }
+  until shown "$p"; do
+    if ((SECONDS >= end)); then
+      echo "pod $p is not running; kubectl describe pod $p:" >&2
+      kubectl describe pod "$p" | tail -n 15 >&2
+      exit 1
+    fi
     sleep 0.5
   done
 done
-printf '%-11s %-8s %-26s %s\n' POD NODE CLAIM DEVICES
+echo "every pod runs on a real node; each container printed the devices its DRA driver gave it"
+printf '%-11s %-12s %-26s %-48s %s\n' POD NODE CLAIM "ALLOCATED BY DRACO" "CONTAINER SAW"
 for p in $pods; do
   node=$(kubectl get pod "$p" -o jsonpath='{.spec.nodeName}')
+  log=$(kubectl logs "$p")
   for c in $(kubectl get pod "$p" -o jsonpath='{range .spec.resourceClaims[*]}{.resourceClaimName}{" "}{end}{range .status.resourceClaimStatuses[*]}{.resourceClaimName}{" "}{end}'); do
     devs=$(kubectl get resourceclaim "$c" -o jsonpath='{range .status.allocation.devices.results[*]}{.pool}/{.device} {end}')
-    printf '%-11s %-8s %-26s %s\n' "$p" "$node" "$c" "$devs"
+    saw=$(sed -n "s|^dra-device: \([^ ]*\) claim $c\$|\1|p" <<<"$log" | tr '\n' ' ')
+    printf '%-11s %-12s %-26s %-48s %s\n' "$p" "$node" "$c" "$devs" "${saw:-(nothing)}"
   done
+done
+echo
+echo "what the driver injected into each container (kubectl logs POD):"
+for p in $pods; do
+  sed -n 's/^dra-env: /  /p' <<<"$(kubectl logs "$p")" | sed "s/^/$p/"
 done
