@@ -121,3 +121,18 @@ start_apiserver() {
 }
 
 apiserver_ready() { curl -sf --cacert "$D/pki/ca.crt" "https://127.0.0.1:$API_PORT/readyz"; }
+
+# start_kcm [--resourceclaim-controller]: kube-controller-manager with every controller but the
+# resourceclaim controller (draco's job), node lifecycle and node taint eviction (fake nodes have
+# no kubelet to keep them Ready); with --resourceclaim-controller also upstream's resourceclaim
+# controller, as a cluster without draco (or a managed one) runs it. Needs $BIN.
+start_kcm() {
+  local controllers='*,-resourceclaim-controller,-node-lifecycle-controller,-taint-eviction-controller'
+  [[ ${1:-} == --resourceclaim-controller ]] && controllers='*,-node-lifecycle-controller,-taint-eviction-controller'
+  start_bg kube-controller-manager "$BIN/kube-controller-manager" --kubeconfig="$D/kubeconfig" \
+    --authentication-kubeconfig="$D/kubeconfig" --authorization-kubeconfig="$D/kubeconfig" \
+    --leader-elect=false --bind-address=127.0.0.1 --secure-port=0 --controllers="$controllers" \
+    --use-service-account-credentials=false --service-account-private-key-file="$D/sa.key" \
+    --root-ca-file="$D/pki/ca.crt" --kube-api-qps=200 --kube-api-burst=400 \
+    --feature-gates="$(supported_gates)" --v=1
+}

@@ -152,7 +152,8 @@ for i in $(seq 0 $((N - 1))); do
   rule OUTPUT -d "$node_ip" -p tcp --dport "$port" -j DNAT --to-destination "127.0.0.1:$port"
   cat >"$dir/cni/10-draco.conflist" <<CNI
 {"cniVersion": "1.0.0", "name": "draco-$g", "plugins": [
-  {"type": "bridge", "bridge": "$br", "isGateway": true, "ipMasq": false, "hairpinMode": true,
+  {"type": "bridge", "bridge": "$br", "isGateway": true, "isDefaultGateway": true, "ipMasq": false,
+   "hairpinMode": true,
    "ipam": {"type": "host-local", "dataDir": "$dir/cni-state",
             "ranges": [[{"subnet": "10.244.$g.0/24"}]]}},
   {"type": "loopback"}]}
@@ -229,6 +230,9 @@ failCgroupV1: false
 failSwapOn: false
 oomScoreAdj: 0
 resolvConf: ""
+# Not the host's /var/log/pods: a kubelet removes the log directories of pods it does not know,
+# those of the other real nodes on this host included.
+podLogsDir: "$dir/pod-logs"
 registerWithTaints: [{key: draco-e2e/real-node, value: "true", effect: NoSchedule}]
 evictionHard: {memory.available: 50Mi, nodefs.available: 1%, imagefs.available: 1%, nodefs.inodesFree: 1%}
 imageGCHighThresholdPercent: 100

@@ -147,13 +147,7 @@ SC
 start_bg kube-scheduler "$BIN/kube-scheduler" --config="$D/scheduler.yaml" \
   --authentication-kubeconfig="$D/kubeconfig" --authorization-kubeconfig="$D/kubeconfig" \
   --bind-address=127.0.0.1 --secure-port=0 --feature-gates="$gates" --v=1
-start_bg kube-controller-manager "$BIN/kube-controller-manager" --kubeconfig="$D/kubeconfig" \
-  --authentication-kubeconfig="$D/kubeconfig" --authorization-kubeconfig="$D/kubeconfig" \
-  --leader-elect=false --bind-address=127.0.0.1 --secure-port=0 \
-  --controllers='*,-resourceclaim-controller,-node-lifecycle-controller,-taint-eviction-controller' \
-  --use-service-account-credentials=false --service-account-private-key-file="$D/sa.key" \
-  --root-ca-file="$pki/ca.crt" --kube-api-qps=200 --kube-api-burst=400 \
-  --feature-gates="$gates" --v=1
+start_kcm
 
 create_nodes
 
