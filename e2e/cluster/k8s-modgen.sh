@@ -27,7 +27,9 @@ upstream=$(go mod download -json "k8s.io/kubernetes@$V" | sed -n 's/^\t"GoMod": 
 : >"$dir/go.sum"
 cd "$dir"
 go mod download k8s.io/kubernetes
-# Resolve the build list for the binaries build.sh builds, recording it in go.mod and go.sum.
+# Resolve the build list for the binaries build.sh builds (a real node's kubelet and DRA test
+# driver too), recording it in go.mod and go.sum.
 go list -deps k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager \
-  k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kubectl >/dev/null
+  k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kubectl \
+  k8s.io/kubernetes/cmd/kubelet k8s.io/kubernetes/test/e2e/dra/test-driver >/dev/null
 echo "$dir"
