@@ -15,6 +15,28 @@ real_node_package() {
   esac
 }
 
+# real_node_prereqs: checks what a real node needs from the host before anything starts; on a miss
+# prints each missing piece with how to get it and returns 1.
+real_node_prereqs() {
+  local missing=() c s
+  ((EUID == 0)) || missing+=("root (a kubelet and containerd need it): run as root")
+  for c in runc iptables ip gcc python3; do
+    command -v "$c" >/dev/null || missing+=("$c: apt-get install $(real_node_package "$c")")
+  done
+  [[ -x /usr/lib/cni/bridge || -x /opt/cni/bin/bridge ]] ||
+    missing+=("CNI plugins (bridge, host-local, loopback): apt-get install containernetworking-plugins")
+  [[ -x /bin/busybox ]] || missing+=("busybox-static (the workload image): apt-get install busybox-static")
+  grep -qw overlay /proc/filesystems || missing+=("overlayfs in the kernel (containerd's snapshotter): modprobe overlay")
+  for s in cpu cpuacct cpuset memory pids; do
+    [[ -d /sys/fs/cgroup/$s || -f /sys/fs/cgroup/cgroup.controllers ]] ||
+      missing+=("cgroup controller $s: mount cgroup v1 $s under /sys/fs/cgroup, or boot with cgroup v2")
+  done
+  ((${#missing[@]})) || return 0
+  printf '[cluster] ERROR: a real node needs (scripts/install-deps.sh installs the packages):\n' >&2
+  printf '  - %s\n' "${missing[@]}" >&2
+  return 1
+}
+
 # node_ready NAME: the Node reports Ready.
 node_ready() {
   [[ $("$BIN/kubectl" --kubeconfig "$D/kubeconfig" get node "$1" \

@@ -33,25 +33,11 @@ BASE=${DRACO_REAL_NODE_BASE:-0}
 BIN=$(sed -n 's/^export DRACO_BIN="\(.*\)"$/\1/p' "$D/env")
 K=("$BIN/kubectl" --kubeconfig "$D/kubeconfig")
 
-# --- prerequisites: say which one is missing and how to get it, before anything starts ----------
-missing=()
-((EUID == 0)) || missing+=("root (a kubelet and containerd need it): run as root")
-for c in runc iptables ip gcc python3; do
-  command -v "$c" >/dev/null || missing+=("$c: apt-get install $(real_node_package "$c")")
-done
-[[ -x /usr/lib/cni/bridge || -x /opt/cni/bin/bridge ]] ||
-  missing+=("CNI plugins (bridge, host-local, loopback): apt-get install containernetworking-plugins")
-[[ -x /bin/busybox ]] || missing+=("busybox-static (the workload image): apt-get install busybox-static")
-grep -qw overlay /proc/filesystems || missing+=("overlayfs in the kernel (containerd's snapshotter)")
-for s in cpu cpuacct cpuset memory pids; do
-  [[ -d /sys/fs/cgroup/$s || -f /sys/fs/cgroup/cgroup.controllers ]] ||
-    missing+=("cgroup controller $s (mount cgroup v1 $s, or a cgroup v2 hierarchy)")
-done
-if ((${#missing[@]})); then
-  printf '[cluster] ERROR: a real node needs:\n' >&2
-  printf '  - %s\n' "${missing[@]}" >&2
-  exit 3
-fi
+real_node_prereqs || exit 3
+# A node that fails to come up is stopped again (containerd, kubelet, driver, their mounts):
+# nothing is left half started.
+starting=""
+trap 'rc=$?; if ((rc)) && [[ -n $starting ]]; then stop_real_node "$starting"; log "stopped the half-started $starting"; fi' EXIT
 BIN=$("$here/build.sh" --node | tail -n1)
 IMAGES=$("$here/images/build.sh" | tail -n1)
 CNI_BIN=/usr/lib/cni
@@ -137,6 +123,7 @@ for i in $(seq 0 $((N - 1))); do
     continue
   fi
   stop_real_node "$name"
+  starting=$name
   rm -rf "$dir"
   mkdir -p "$dir"/{containerd,kubelet,cdi,cni,cni-state,logs}
   # First, so that down.sh finds what to remove even if the rest fails.
@@ -207,7 +194,16 @@ TOML
   for s in cpu cpuacct cpuset memory pids systemd; do
     ((v2)) || mkdir -p "/sys/fs/cgroup/$s$(real_node_cgroup "$name")"
   done
-  ((v2)) && mkdir -p "/sys/fs/cgroup$(real_node_cgroup "$name")"
+  if ((v2)); then
+    # cgroup v2 (not this machine's layout; untested here): the root and the node's parent must
+    # delegate the controllers the kubelet manages.
+    cg=$(real_node_cgroup "$name")
+    mkdir -p "/sys/fs/cgroup$cg"
+    for c in cpu cpuset memory pids; do
+      echo "+$c" >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null || true
+      echo "+$c" >"/sys/fs/cgroup${cg%/*}/cgroup.subtree_control" 2>/dev/null || true
+    done
+  fi
   cat >"$dir/kubelet.yaml" <<KCFG
 apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
@@ -247,5 +243,6 @@ KCFG
   wait_for "$name Ready" 120 node_ready "$name" ||
     die "$name did not become Ready: $D/logs/$name-kubelet.log"
   start_real_node_driver "$name" "$DEVICES"
+  starting=""
 done
 log "$N real node(s) Ready with the DRA test driver: ${K[*]} get nodes -l draco-e2e/real-node"

@@ -26,6 +26,9 @@ while (($#)); do
   esac
 done
 source "$here/lib.sh"  # again: the profile changes the gates
+source "$here/node-lib.sh"
+# A real node's host prerequisites are checked before anything starts: a miss starts nothing.
+((REAL_NODES == 0)) || real_node_prereqs || exit 3
 
 # create_nodes: applies fake Ready nodes node-0 .. node-$((NODES-1)) (no kubelet; status set on create).
 create_nodes() {
