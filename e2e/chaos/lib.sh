@@ -34,6 +34,8 @@ proc_sample() {
 sa_kubeconfig() {
   local ns=$1 sa=$2 file=$3 server=${4:-$DRACO_APISERVER}
   kubectl get namespace "$ns" >/dev/null 2>&1 || kubectl create namespace "$ns" >/dev/null
+  # The ServiceAccount admission plugin refuses pods until the default ServiceAccount exists.
+  kubectl wait --for=create -n "$ns" serviceaccount/default --timeout=60s >/dev/null
   kubectl get serviceaccount -n "$ns" "$sa" >/dev/null 2>&1 || kubectl create serviceaccount -n "$ns" "$sa" >/dev/null
   kubectl apply -f - >/dev/null <<YAML
 apiVersion: rbac.authorization.k8s.io/v1

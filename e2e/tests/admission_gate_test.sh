@@ -82,6 +82,7 @@ spec:
   pool: {name: node-0, generation: 1, resourceSliceCount: 1}
   devices: [{name: dev-0}, {name: dev-1}, {name: dev-2}, {name: dev-3}]
 YAML
+wait_default_sa $GATED $LABELED $PLAIN $EXCLUDED
 for n in $GATED $LABELED $PLAIN $EXCLUDED; do
   k apply -n "$n" -f - >/dev/null <<YAML
 apiVersion: resource.k8s.io/v1

@@ -88,6 +88,7 @@ spec:
   pool: {name: node-0, generation: 1, resourceSliceCount: 1}
   devices: [{name: dev-0}, {name: dev-1}]
 YAML
+wait_default_sa $GATED $PLAIN
 pod() {
   cat <<YAML
 apiVersion: v1

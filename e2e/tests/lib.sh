@@ -27,6 +27,18 @@ fail() {
 fresh_ns() {
   kubectl wait --for=delete "namespace/$1" --timeout=120s >/dev/null 2>&1 || true
   kubectl create namespace "$@" >/dev/null
+  wait_default_sa "$1"
+}
+# wait_default_sa NS...: waits until kube-controller-manager has created each namespace's default
+# ServiceAccount. The ServiceAccount admission plugin (on, as in every real cluster: pods on the
+# real nodes get their tokens from it) refuses a pod in a namespace without it, and only retries
+# the lookup for about a second.
+wait_default_sa() {
+  local ns
+  for ns in "$@"; do
+    kubectl wait --for=create -n "$ns" serviceaccount/default --timeout=60s >/dev/null ||
+      { echo "FAIL: namespace $ns got no default ServiceAccount in 60 s" >&2; exit 1; }
+  done
 }
 # eventually SECONDS DESC CMD...: polls CMD until it succeeds.
 eventually() {

@@ -112,6 +112,11 @@ func main() {
 		_, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: *ns}}, metav1.CreateOptions{})
 		return err
 	}, apierrors.IsAlreadyExists)
+	// The ServiceAccount admission plugin refuses pods until the default ServiceAccount exists.
+	retry(ctx, "default service account", func() error {
+		_, err := cs.CoreV1().ServiceAccounts(*ns).Get(ctx, "default", metav1.GetOptions{})
+		return err
+	}, func(error) bool { return false })
 	tmpl := &resourcev1.ResourceClaimTemplate{ObjectMeta: metav1.ObjectMeta{Name: "gpu", Namespace: *ns},
 		Spec: resourcev1.ResourceClaimTemplateSpec{Spec: resourcev1.ResourceClaimSpec{Devices: resourcev1.DeviceClaim{
 			Requests: []resourcev1.DeviceRequest{{Name: "gpu", Exactly: &resourcev1.ExactDeviceRequest{DeviceClassName: driver}}}}}}}

@@ -218,12 +218,27 @@ func writes(cs *kubernetes.Clientset, ns string, n, rounds, conc int) {
 	_ = cs.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{})
 }
 
+// waitDefaultServiceAccount waits until kube-controller-manager has created the namespace's
+// default ServiceAccount: the ServiceAccount admission plugin refuses pods until then.
+func waitDefaultServiceAccount(ctx context.Context, cs *kubernetes.Clientset, ns string) {
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(100 * time.Millisecond) {
+		_, err := cs.CoreV1().ServiceAccounts(ns).Get(ctx, "default", metav1.GetOptions{})
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			fatal(fmt.Errorf("namespace %s: no default ServiceAccount after a minute: %w", ns, err))
+		}
+	}
+}
+
 // prepareNamespace creates the namespace and the one-device claim template the pods use.
 func prepareNamespace(ctx context.Context, cs *kubernetes.Clientset, ns string) *resourcev1.ResourceClaimTemplate {
 	_, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
 	if err != nil && !apierrors.IsAlreadyExists(err) {
 		fatal(err)
 	}
+	waitDefaultServiceAccount(ctx, cs, ns)
 	tmpl := &resourcev1.ResourceClaimTemplate{ObjectMeta: metav1.ObjectMeta{Name: "gpu", Namespace: ns},
 		Spec: resourcev1.ResourceClaimTemplateSpec{Spec: resourcev1.ResourceClaimSpec{Devices: resourcev1.DeviceClaim{
 			Requests: []resourcev1.DeviceRequest{{Name: "gpu", Exactly: &resourcev1.ExactDeviceRequest{DeviceClassName: driver}}}}}}}
