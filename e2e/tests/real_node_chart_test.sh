@@ -60,15 +60,7 @@ pass "only $REAL_NODE is schedulable"
 # --- 2. helm install with default values --------------------------------------------------------
 fresh_ns $WL
 real_class $CLS
-k apply -f - >/dev/null <<YAML
-apiVersion: resource.k8s.io/v1
-kind: ResourceClaimTemplate
-metadata: {name: one, namespace: $WL}
-spec:
-  spec:
-    devices:
-      requests: [{name: gpu, exactly: {deviceClassName: $CLS}}]
-YAML
+real_template $WL one $CLS | k apply -f - >/dev/null
 helm install $REL "$CHART_DIR" -n $NS --create-namespace --wait --timeout 180s >/dev/null ||
   fail "helm install with default values did not become ready"
 pod=$(k get pods -n $NS -l app.kubernetes.io/name=draco -o jsonpath='{.items[0].metadata.name}')
@@ -148,15 +140,7 @@ pass "all 12 pods created during the rollover ran with their device"
 kubelet_accepted_all
 
 # --- 4. helm uninstall -------------------------------------------------------------------------
-k apply -f - >/dev/null <<YAML
-apiVersion: resource.k8s.io/v1
-kind: ResourceClaimTemplate
-metadata: {name: all, namespace: $WL}
-spec:
-  spec:
-    devices:
-      requests: [{name: gpus, exactly: {deviceClassName: $CLS, allocationMode: All}}]
-YAML
+real_template $WL all $CLS gpus All | k apply -f - >/dev/null
 {
   real_pod $WL blocker Never | grep -v -e schedulingGates -e nodeSelector -e tolerations
   echo "  resourceClaims: [{name: gpus, resourceClaimTemplateName: all}]"

@@ -38,15 +38,7 @@ one_pod() {  # one_pod NAME: a pod with its own one-device claim
     real_container main gpu
   } | k apply -f - >/dev/null
 }
-k apply -f - >/dev/null <<YAML
-apiVersion: resource.k8s.io/v1
-kind: ResourceClaimTemplate
-metadata: {name: one, namespace: $NS}
-spec:
-  spec:
-    devices:
-      requests: [{name: gpu, exactly: {deviceClassName: $CLS}}]
-YAML
+real_template $NS one $CLS | k apply -f - >/dev/null
 container_id() { kubectl get pod -n $NS "$1" -o jsonpath='{.status.containerStatuses[0].containerID}'; }
 restarts() { kubectl get pod -n $NS "$1" -o jsonpath='{.status.containerStatuses[0].restartCount}'; }
 

@@ -27,6 +27,23 @@ spec:
 YAML
 }
 
+# real_template NS NAME CLASS [REQUEST [MODE]]: prints a claim template with one request (default
+# "gpu", one device; MODE All takes every matching device of a node).
+real_template() {
+  local mode=""
+  [[ -z ${5:-} ]] || mode=", allocationMode: $5"
+  cat <<YAML
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: $2, namespace: $1}
+spec:
+  spec:
+    devices:
+      requests: [{name: ${4:-gpu}, exactly: {deviceClassName: $3$mode}}]
+YAML
+}
+
 # real_pod NS NAME [ARGS_JSON]: the head of a pod for the real node (its taint tolerated, its
 # label selected, draco's scheduling gate, a short grace period). The caller appends
 # resourceClaims (at spec level, 2 spaces) and then calls real_container for each container.

@@ -19,15 +19,8 @@ real_class $CLS
 start_draco realpg --leader-elect=false --feature-gates=DRAWorkloadResourceClaims=true
 eventually 30 "draco is ready" draco_ready realpg
 {
+  real_template $NS one $CLS
   cat <<YAML
----
-apiVersion: resource.k8s.io/v1
-kind: ResourceClaimTemplate
-metadata: {name: one, namespace: $NS}
-spec:
-  spec:
-    devices:
-      requests: [{name: gpu, exactly: {deviceClassName: $CLS}}]
 ---
 apiVersion: scheduling.k8s.io/v1beta1
 kind: PodGroup

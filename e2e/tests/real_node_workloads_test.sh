@@ -26,20 +26,8 @@ eventually 30 "draco is ready" draco_ready realwl
 pass "$REAL_NODE publishes $REAL_DEVICES devices of $REAL_DRIVER"
 
 # --- 1. completion frees the devices for the next pod ------------------------------------------
-all_claim() {
-  cat <<YAML
----
-apiVersion: resource.k8s.io/v1
-kind: ResourceClaimTemplate
-metadata: {name: all-devices, namespace: $NS}
-spec:
-  spec:
-    devices:
-      requests: [{name: gpus, exactly: {deviceClassName: $CLS, allocationMode: All}}]
-YAML
-}
 {
-  all_claim
+  real_template $NS all-devices $CLS gpus All
   real_pod $NS first Never
   echo "  resourceClaims: [{name: gpus, resourceClaimTemplateName: all-devices}]"
   echo "  containers:"
@@ -69,15 +57,8 @@ k delete pod -n $NS first next --wait=false >/dev/null
 
 # --- 2.-4. a template claim, a claim shared by two containers, a claim shared by two pods -------
 {
+  real_template $NS one $CLS
   cat <<YAML
----
-apiVersion: resource.k8s.io/v1
-kind: ResourceClaimTemplate
-metadata: {name: one, namespace: $NS}
-spec:
-  spec:
-    devices:
-      requests: [{name: gpu, exactly: {deviceClassName: $CLS}}]
 ---
 apiVersion: resource.k8s.io/v1
 kind: ResourceClaim
