@@ -40,7 +40,7 @@ pods=$(kubectl get -f e2e/samples/demo/20-workloads.yaml -o name | grep '^pod/' 
 # Running, and the container has printed what it saw (the last line of show-devices).
 shown() {
   [[ $(kubectl get pod "$1" -o jsonpath='{.status.phase}') == Running ]] &&
-    kubectl logs "$1" 2>/dev/null | grep -q '^show-devices: done'
+    [[ $(kubectl logs "$1" 2>/dev/null) == *"show-devices: done"* ]]
 }
 end=$((SECONDS + 180))
 for p in $pods; do

@@ -64,7 +64,7 @@ pass "steady kept its container and its claim ($before) across the kubelet resta
 # --- 2. driver restart -------------------------------------------------------------------------
 cdi_dir=$DRACO_E2E_DIR/nodes/$REAL_NODE/cdi
 uid=$(k get resourceclaim -n $NS "$claim" -o jsonpath='{.metadata.uid}')
-ls "$cdi_dir" | grep -q "$uid" || fail "no CDI spec of steady's claim in $cdi_dir"
+[[ $(ls "$cdi_dir") == *"$uid"* ]] || fail "no CDI spec of steady's claim in $cdi_dir"
 pass "the driver prepared steady's claim with a CDI spec in $cdi_dir"
 "$CLUSTER/restart-node.sh" "$REAL_NODE" driver --kill >/dev/null 2>&1 || fail "the driver did not come back"
 pass "killed and restarted $REAL_NODE's DRA driver"

@@ -77,7 +77,12 @@ running() { [[ $(phase "$1" "$2") == Running ]]; }
 succeeded() { [[ $(phase "$1" "$2") == Succeeded ]]; }
 gone_pod() { ! kubectl get pod -n "$1" "$2" >/dev/null 2>&1; }
 # printed NS POD [CONTAINER]: the container has printed what it saw (its log ends the listing).
-printed() { kubectl logs -n "$1" "$2" ${3:+-c "$3"} 2>/dev/null | grep -q '^show-devices: done'; }
+# (The log is read whole before grep: with pipefail, grep -q stopping early fails the pipe.)
+printed() {
+  local log
+  log=$(kubectl logs -n "$1" "$2" ${3:+-c "$3"} 2>/dev/null) || return 1
+  grep -q '^show-devices: done' <<<"$log"
+}
 # saw NS POD [CONTAINER]: the devices the container saw, "pool/device" sorted, from the device
 # metadata file the driver mounted (1.37), else "-" per injected claim variable (older drivers
 # publish no metadata; the variable still proves the claim's CDI spec reached the container).
@@ -94,8 +99,10 @@ saw() {
 # claim_<claim>_<request>=true in the container (non-alphanumerics as _).
 saw_claim_env() {
   local var
+  local log
   var=$(echo "claim_$3_$4" | sed 's/[^a-zA-Z0-9]/_/g')
-  kubectl logs -n "$1" "$2" ${5:+-c "$5"} 2>/dev/null | grep -qx "dra-env: $var=true"
+  log=$(kubectl logs -n "$1" "$2" ${5:+-c "$5"} 2>/dev/null) || return 1
+  grep -qx "dra-env: $var=true" <<<"$log"
 }
 # allocated NS CLAIM: "pool/device" of the claim's results, sorted.
 allocated() {
