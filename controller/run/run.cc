@@ -372,6 +372,7 @@ std::string FlagUsage() {
        "; 0 = off)\n";
   u += "  --health-probe-bind-address ADDR   /healthz, /readyz (default " +
        d.health_probe_bind_address + "; 0 = off)\n";
+  u += "    (ADDR :PORT listens on 127.0.0.1 only; 0.0.0.0:PORT on every address, as in a pod)\n";
   u += "  --kube-api-qps N                   client QPS (default " +
        std::to_string(static_cast<int>(d.kube_api_qps)) + ")\n";
   u += "  --kube-api-burst N                 client burst (default " +

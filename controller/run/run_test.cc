@@ -89,6 +89,8 @@ TEST(ParseFlagsTest, HelpAndPolicyRecheckInterval) {
         "--leader-elect-retry-period", "--binding-timeout"}) {
     EXPECT_NE(u.find(flag), std::string::npos) << flag;
   }
+  // ":PORT" is loopback: a pod's probes and scrapes need 0.0.0.0:PORT (the chart's bug of 12-07).
+  EXPECT_NE(u.find(":PORT listens on 127.0.0.1 only"), std::string::npos);
   auto f = Parse({"--allocation-policy-recheck-interval=2"});
   ASSERT_TRUE(f.ok()) << f.status();
   EXPECT_EQ(f->allocation_policy_recheck_seconds, 2);
