@@ -27,7 +27,10 @@ for v in v1.37.2 ${MATRIX_VERSIONS//,/ }; do
 done
 
 step "C++ build"
-cmake -S . -B "$BUILD" -G Ninja -DDRACO_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+# Debug info as line tables (-g1): enough for test and sanitizer backtraces, and the build takes
+# about a quarter less time than with -g (2026-12-07: 13.1 s vs 9.2 s for controller.cc).
+DEBUG_FLAGS="-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG"
+cmake -S . -B "$BUILD" -G Ninja -DDRACO_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo "$DEBUG_FLAGS" >/dev/null
 /usr/bin/time -f "C++ build: %e s, peak RSS %M KiB" cmake --build "$BUILD" -j"$JOBS"
 
 step "size limits (files <= 600 lines; functions <= 120 with clang-tidy below)"
@@ -123,7 +126,7 @@ if [[ -f scripts/tsan-targets.txt ]]; then
   mapfile -t targets < <(grep -v '^#' scripts/tsan-targets.txt | grep .)
   if ((${#targets[@]})); then
     cmake -S . -B "$BUILD-tsan" -G Ninja -DDRACO_SANITIZER=thread -DDRACO_BUILD_BENCHMARKS=OFF \
-      -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+      -DCMAKE_BUILD_TYPE=RelWithDebInfo "$DEBUG_FLAGS" >/dev/null
     cmake --build "$BUILD-tsan" -j"$JOBS" --target "${targets[@]}"
     # Only the listed targets are built here; ctest lists the others as *_NOT_BUILT.
     TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
