@@ -5,7 +5,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/lib.sh"
 source "$here/node-lib.sh"
-BIN=$( [[ -f $D/env ]] && sed -n 's/^export DRACO_BIN="\(.*\)"$/\1/p' "$D/env" || true)
+BIN=$(env_bin || true)
 # Real nodes first: their pods, driver, kubelet and containerd, then their network and cgroups.
 if [[ -d $D/nodes ]]; then
   for n in "$D"/nodes/*; do [[ -d $n ]] && stop_real_node "$(basename "$n")"; done

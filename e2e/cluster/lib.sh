@@ -32,6 +32,8 @@ supported_gates() {
 }
 
 log() { echo "[cluster] $*" >&2; }
+# env_bin: the bin directory the running control plane was started from (its env file).
+env_bin() { [[ -f $D/env ]] && sed -n 's/^export DRACO_BIN="\(.*\)"$/\1/p' "$D/env"; }
 die() { echo "[cluster] ERROR: $*" >&2; exit 1; }
 
 # start_bg NAME CMD...: runs CMD detached, logs to $D/logs/NAME.log, pid in $D/pids/NAME.pid.

@@ -7,7 +7,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 source "$here/lib.sh"
 archive=${1:?usage: load-image.sh ARCHIVE}
 [[ -f $archive ]] || die "no file $archive"
-BIN=$(sed -n 's/^export DRACO_BIN="\(.*\)"$/\1/p' "$D/env")
+BIN=$(env_bin)
 n=0
 for sock in "$D"/nodes/*/containerd.sock; do
   [[ -S $sock ]] || continue

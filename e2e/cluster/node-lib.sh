@@ -62,6 +62,15 @@ start_real_node_kubelet() {
     --node-labels="draco-e2e/real-node=true" --v=2
 }
 
+# start_real_node_containerd NAME: NAME's containerd, with the node's bin directory on PATH (where
+# it finds containerd-shim-runc-v2); waits until it answers.
+start_real_node_containerd() {
+  local name=$1 dir=$D/nodes/$1
+  PATH="$BIN:$PATH" start_bg "$name-containerd" "$BIN/containerd" --config "$dir/containerd.toml"
+  wait_for "$name containerd" 60 "$BIN/ctr" -a "$dir/containerd.sock" version ||
+    die "containerd did not start: $D/logs/$name-containerd.log"
+}
+
 # start_real_node_driver NAME DEVICES: upstream's DRA test driver as NAME's kubelet plugin; waits
 # until it is registered with the kubelet and its ResourceSlice is published.
 start_real_node_driver() {

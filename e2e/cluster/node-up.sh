@@ -30,7 +30,7 @@ DEVICES=${DRACO_REAL_NODE_DEVICES:-8}
 # nodes other bridges, subnets, addresses and kubelet ports with DRACO_REAL_NODE_BASE (e.g. 4).
 BASE=${DRACO_REAL_NODE_BASE:-0}
 [[ -f $D/env ]] || die "no control plane: run e2e/cluster/up.sh first"
-BIN=$(sed -n 's/^export DRACO_BIN="\(.*\)"$/\1/p' "$D/env")
+BIN=$(env_bin)
 K=("$BIN/kubectl" --kubeconfig "$D/kubeconfig")
 
 real_node_prereqs || exit 3
@@ -182,9 +182,7 @@ disabled_plugins = ["io.containerd.nri.v1.nri", "io.containerd.snapshotter.v1.er
   stream_server_address = "127.0.0.1"
   stream_server_port = "0"
 TOML
-  PATH="$BIN:$PATH" start_bg "$name-containerd" "$BIN/containerd" --config "$dir/containerd.toml"
-  wait_for "$name containerd" 60 "$BIN/ctr" -a "$dir/containerd.sock" version ||
-    die "containerd did not start: $D/logs/$name-containerd.log"
+  start_real_node_containerd "$name"
   for img in pause workload; do
     "$BIN/ctr" -a "$dir/containerd.sock" -n k8s.io images import --snapshotter overlayfs \
       "$IMAGES/$img.tar" >/dev/null 2>"$dir/logs/import.log" || die "could not import $img into $name's containerd"

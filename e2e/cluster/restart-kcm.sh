@@ -6,7 +6,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/lib.sh"
 [[ -f $D/env ]] || die "no control plane under $D"
-BIN=$(sed -n 's/^export DRACO_BIN="\(.*\)"$/\1/p' "$D/env")
+BIN=$(env_bin)
 stop_bg kube-controller-manager
 start_kcm "$@"
 sleep 1

@@ -10,7 +10,7 @@ source "$here/lib.sh"
 source "$here/node-lib.sh"
 name=${1:?usage: restart-node.sh NAME kubelet|driver|containerd [--kill]}
 part=${2:?usage: restart-node.sh NAME kubelet|driver|containerd [--kill]}
-BIN=$(sed -n 's/^export DRACO_BIN="\(.*\)"$/\1/p' "$D/env")
+BIN=$(env_bin)
 dir=$D/nodes/$name
 [[ -f $dir/node.env ]] || die "no real node $name under $D/nodes"
 pidf=$D/pids/$name-$part.pid
@@ -27,8 +27,6 @@ case $part in
     start_real_node_driver "$name" "$(source "$dir/node.env" && echo "$DEVICES")" ;;
   containerd)
     stop_bg "$name-containerd"
-    start_bg "$name-containerd" "$BIN/containerd" --config "$dir/containerd.toml"
-    wait_for "$name containerd" 60 "$BIN/ctr" -a "$dir/containerd.sock" version ||
-      die "containerd did not start: $D/logs/$name-containerd.log" ;;
+    start_real_node_containerd "$name" ;;
   *) die "unknown part $part (kubelet, driver or containerd)" ;;
 esac

@@ -56,7 +56,7 @@ running_profile=$([[ -f $D/env ]] && sed -n 's/^export DRACO_E2E_WORKLOAD_CLAIMS
 if [[ -f $D/env ]] && [[ ${running:-v1.37.2} == "${DRACO_K8S_VERSION:-v1.37.2}" ]] &&
    [[ ${running_profile:-0} == "${DRACO_E2E_WORKLOAD_CLAIMS:-0}" ]] &&
    apiserver_ready >/dev/null 2>&1; then
-  BIN=$(sed -n 's/^export DRACO_BIN="\(.*\)"$/\1/p' "$D/env")
+  BIN=$(env_bin)
   create_nodes
   ((REAL_NODES == 0)) || "$here/node-up.sh" "$REAL_NODES"
   log "already running ($D/env); ensured $NODES nodes and $REAL_NODES real nodes"
