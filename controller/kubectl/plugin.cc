@@ -7,6 +7,7 @@
 
 #include "controller/kubectl/cluster.h"
 #include "controller/kubectl/pools.h"
+#include "controller/kubectl/status.h"
 #include "controller/simulate/engine.h"
 #include "controller/simulate/explain_pod.h"
 #include "k8sclient/config.h"
@@ -28,7 +29,7 @@ constexpr std::string_view kUsage =
 
 struct Flags {
   std::string sub, kubeconfig, context, ns, output = "text", target, node, cls, driver,
-                                            feature_gates;
+                                            feature_gates, lease = "draco";
   bool from_cluster = false;
   std::vector<std::string> paths;
   int kubernetes_minor = 37;
@@ -70,6 +71,8 @@ int ParseFlags(int argc, char** argv, Flags* f, std::ostream& err) {
       f->node = next();
     } else if (a == "--class") {
       f->cls = next();
+    } else if (a == "--lease") {
+      f->lease = next();
     } else if (a == "--driver") {
       f->driver = next();
     } else if (a == "--feature-gates") {
@@ -154,12 +157,23 @@ int RunPools(const Flags& f, simulate::Simulation& sim, std::ostream& out) {
 int PluginMain(int argc, char** argv, std::ostream& out, std::ostream& err, Source source) {
   Flags f;
   if (int rc = ParseFlags(argc, argv, &f, err); rc >= 0) return rc;
-  if (f.sub != "explain" && f.sub != "pools" && f.sub != "simulate") {
+  if (f.sub != "explain" && f.sub != "pools" && f.sub != "simulate" && f.sub != "status") {
     err << "error: unknown subcommand \"" << f.sub << "\"\n" << kUsage;
     return kExitInput;
   }
   std::unique_ptr<k8s::RestClient> owned;
   if (int rc = Connect(f, source, owned, err); rc >= 0) return rc;
+  if (f.sub == "status") {
+    if (source.client == nullptr) {
+      err << "error: kubectl draco status reads the live cluster\n";
+      return kExitInput;
+    }
+    if (f.output != "yaml") return RunStatus(*source.client, f.lease, f.output, out, err);
+    std::ostringstream json;
+    int rc = RunStatus(*source.client, f.lease, "json", json, err);
+    out << simulate::JsonToYaml(json.str());
+    return rc;
+  }
   auto doc = Snapshot(source, err);
   if (!doc.ok()) {
     err << "error: " << doc.status().message() << "\n";

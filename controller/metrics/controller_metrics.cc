@@ -162,7 +162,22 @@ ControllerMetrics::ControllerMetrics(prometheus::Registry& registry,
       leader_(prometheus::BuildGauge()
                   .Name("leader_election_master_status")
                   .Help("1 while this replica holds the named lease, else 0")
-                  .Register(registry)) {
+                  .Register(registry)),
+      lifecycle_owner_(prometheus::BuildGauge()
+                           .Name("draco_claim_lifecycle_owner")
+                           .Help("1 for who creates, records, releases and deletes claims: "
+                                 "draco, upstream (kube-controller-manager's resourceclaim "
+                                 "controller) or undecided (draco is probing)")
+                           .Register(registry)),
+      lifecycle_switches_(prometheus::BuildCounter()
+                              .Name("draco_claim_lifecycle_switches_total")
+                              .Help("Changes of the claim lifecycle's owner after it was first "
+                                    "decided, by new owner")
+                              .Register(registry)) {
+  for (const char* o : {"undecided", "draco", "upstream"}) {
+    lifecycle_owner_.Add({{"owner", o}}).Set(0);
+    if (std::string_view(o) != "undecided") lifecycle_switches_.Add({{"to", o}});
+  }
   for (const auto& c : controllers) {
     for (ReconcileResult r : kReconcileResults) {
       reconcile_total_.Add({{"controller", c}, {"result", std::string(ReconcileResultName(r))}});
@@ -232,6 +247,16 @@ void ControllerMetrics::IncReleasedUnschedulable() { released_unschedulable_.Inc
 
 void ControllerMetrics::IncBindingConditionsDeallocation(bool timeout) {
   binding_deallocations_.Add({{"reason", timeout ? "timeout" : "failed"}}).Increment();
+}
+
+void ControllerMetrics::SetClaimLifecycleOwner(std::string_view owner) {
+  std::lock_guard<std::mutex> l(lifecycle_mu_);
+  if (!lifecycle_now_.empty() && lifecycle_now_ != "undecided" && lifecycle_now_ != owner) {
+    lifecycle_switches_.Add({{"to", std::string(owner)}}).Increment();
+  }
+  if (!lifecycle_now_.empty()) lifecycle_owner_.Add({{"owner", lifecycle_now_}}).Set(0);
+  lifecycle_now_ = std::string(owner);
+  lifecycle_owner_.Add({{"owner", lifecycle_now_}}).Set(1);
 }
 
 void ControllerMetrics::SetLeader(std::string_view lease_name, bool leading) {

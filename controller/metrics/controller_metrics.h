@@ -8,7 +8,8 @@
 // `draco_resource_claim_creates_total{status}`, `draco_double_allocated_devices`,
 // `draco_scheduler_held_devices`, `draco_double_allocation_repairs_total{outcome}`,
 // `draco_released_unschedulable_total`, `draco_binding_conditions_deallocations_total{reason}`,
-// `leader_election_master_status{name}`. Every series whose
+// `leader_election_master_status{name}`, `draco_claim_lifecycle_owner{owner}`,
+// `draco_claim_lifecycle_switches_total{to}`. Every series whose
 // label values are known up front is created at construction with value 0, so dashboards show no
 // gaps. Inventory gauges (claims and devices per driver and pool) are produced on scrape by
 // InventoryCollector.
@@ -21,6 +22,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -87,6 +89,10 @@ class ControllerMetrics {
   // condition failed (timeout=false) or did not become True in time (timeout=true).
   void IncBindingConditionsDeallocation(bool timeout);
   void SetLeader(std::string_view lease_name, bool leading);
+  // Who owns the claim lifecycle ("undecided", "draco" or "upstream", see
+  // reconcilers/claim_lifecycle.h): draco_claim_lifecycle_owner{owner} is 1 for `owner`, 0 for
+  // the others; a change from a decided owner counts in draco_claim_lifecycle_switches_total{to}.
+  void SetClaimLifecycleOwner(std::string_view owner);
 
  private:
   prometheus::Registry& registry_;
@@ -105,6 +111,10 @@ class ControllerMetrics {
   prometheus::Counter& released_unschedulable_;
   prometheus::Family<prometheus::Counter>& binding_deallocations_;
   prometheus::Family<prometheus::Gauge>& leader_;
+  prometheus::Family<prometheus::Gauge>& lifecycle_owner_;
+  prometheus::Family<prometheus::Counter>& lifecycle_switches_;
+  std::mutex lifecycle_mu_;
+  std::string lifecycle_now_;  // guarded by lifecycle_mu_
 };
 
 // Use of one shared counter of a pool: the sum of `capacity` over the pool's counter sets of that

@@ -9,6 +9,7 @@
 #include "controller/api/codec.h"
 #include "controller/reconcilers/claim_util.h"
 #include "controller/reconcilers/controller.h"
+#include "controller/reconcilers/informers.h"
 #include "k8sclient/api_error.h"
 
 namespace draco::reconcilers {
@@ -299,6 +300,23 @@ StatusOr<PodPtr> RestApiWriter::GetPodLive(const std::string& ns, const std::str
   auto r = client_.Get(k8s::kPods, ns, name);
   if (!r.ok() && k8s::IsNotFound(r.status())) return PodPtr(nullptr);
   return DecodePod(r);
+}
+
+StatusOr<PodPtr> RestApiWriter::CreatePod(const api::Pod& pod) {
+  return DecodePod(client_.Create(k8s::kPods, pod.metadata.namespace_, api::Encode(pod)));
+}
+
+Status RestApiWriter::DeletePod(const std::string& ns, const std::string& name,
+                                const std::string& uid) {
+  k8s::DeleteOptions opts;
+  if (!uid.empty()) opts.precondition_uid = uid;
+  auto r = client_.Delete(k8s::kPods, ns, name, opts);
+  return r.ok() ? OkStatus() : r.status();
+}
+
+Status RestApiWriter::CreateClaimTemplate(const api::ResourceClaimTemplate& tmpl) {
+  auto r = client_.Create(kResourceClaimTemplatesGvr, tmpl.metadata.namespace_, api::Encode(tmpl));
+  return r.ok() ? OkStatus() : r.status();
 }
 
 StatusOr<PodGroupPtr> RestApiWriter::ApplyPodGroupClaimStatuses(

@@ -40,6 +40,9 @@ class RestApiWriter : public ApiWriter {
       const api::PodGroup& group,
       const std::vector<api::PodGroupResourceClaimStatus>& statuses) override;
   StatusOr<PodGroupPtr> GetPodGroupLive(const std::string& ns, const std::string& name) override;
+  StatusOr<PodPtr> CreatePod(const api::Pod& pod) override;
+  Status DeletePod(const std::string& ns, const std::string& name, const std::string& uid) override;
+  Status CreateClaimTemplate(const api::ResourceClaimTemplate& tmpl) override;
 
  private:
   k8s::RestClient& client_;

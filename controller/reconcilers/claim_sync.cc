@@ -18,6 +18,12 @@ constexpr Clock::Duration kPodGroupRecheck = std::chrono::minutes(1);
 
 }  // namespace
 
+bool Controller::WantsStandaloneAllocation(const api::ResourceClaim& claim) const {
+  return options_.allocate && !claim.status.allocation && !claim.metadata.deletion_timestamp &&
+         OwnerPodUid(claim).empty() && OwnerPodGroupUid(claim).empty() &&
+         WantsImmediateAllocation(claim);
+}
+
 StatusOr<Result> Controller::AllocateStandalone(const api::ResourceClaim& claim) {
   const std::string key = ClaimKey(claim);
   auto self = cache_.GetClaim(claim.metadata.namespace_, claim.metadata.name);
@@ -142,6 +148,44 @@ std::optional<StatusOr<Result>> Controller::DeleteClaimOfFinishedOwner(
   return std::nullopt;
 }
 
+std::optional<StatusOr<Result>> Controller::DeleteDuplicateClaim(const api::ResourceClaim& claim) {
+  if (!claim.status.reserved_for.empty() || claim.metadata.deletion_timestamp) return std::nullopt;
+  const std::string uid = OwnerPodUid(claim);
+  auto entry = claim.metadata.annotations.find(std::string(kPodClaimNameAnnotation));
+  if (uid.empty() || entry == claim.metadata.annotations.end()) return std::nullopt;
+  const std::string& ns = claim.metadata.namespace_;
+  PodPtr pod = cache_.GetPod(ns, OwnerPodName(claim));
+  if (!pod || pod->metadata.uid != uid) return std::nullopt;
+  std::optional<std::string> recorded;
+  for (const auto& st : pod->status.resource_claim_statuses) {
+    if (st.name == entry->second) recorded = st.resource_claim_name;
+  }
+  if (!recorded || *recorded == claim.metadata.name) return std::nullopt;
+  ClaimPtr used = cache_.GetClaim(ns, *recorded);
+  if (!used || !IsClaimForPod(*used, *pod)) return std::nullopt;
+  if (auto created = ParseTimestamp(claim.metadata.creation_timestamp)) {
+    auto age = std::chrono::duration_cast<Clock::Duration>(clock_.WallNow() - *created);
+    if (age < kDuplicateGrace) return StatusOr<Result>(Result{kDuplicateGrace - age});
+  }
+  spdlog::info("claim {}/{}: pod {} uses {} for its claim {}; deleting this duplicate", ns,
+               claim.metadata.name, pod->metadata.name, *recorded, entry->second);
+  if (HasFinalizer(claim.metadata, kDeleteProtectionFinalizer)) {
+    auto u = RemoveFinalizer(claim);
+    if (!u.ok()) {
+      if (k8s::IsNotFound(u.status())) return StatusOr<Result>(Result{});
+      return StatusOr<Result>(WriteError(u.status(), "remove finalizer of " + claim.metadata.name));
+    }
+  }
+  Status st = writer_.DeleteClaim(ns, claim.metadata.name, claim.metadata.uid);
+  if (!st.ok() && !k8s::IsNotFound(st)) {
+    return StatusOr<Result>(WriteError(st, "delete duplicate claim " + claim.metadata.name));
+  }
+  events_.Record(PodTarget(*pod), "Normal", "DuplicateClaimDeleted",
+                 "ResourceClaim " + claim.metadata.name + " was a second claim for pod claim " +
+                     entry->second + " (the pod uses " + *recorded + "); deleted");
+  return StatusOr<Result>(Result{});
+}
+
 StatusOr<ClaimPtr> Controller::DropReservations(
     const api::ResourceClaim& claim,
     const std::vector<api::ResourceClaimConsumerReference>& valid) {
@@ -197,6 +241,13 @@ StatusOr<Result> Controller::FinishDeletedClaim(const api::ResourceClaim& delete
 StatusOr<Result> Controller::SyncClaim(const std::string& ns, const std::string& name) {
   ClaimPtr claim = cache_.GetClaim(ns, name);
   if (!claim || Recent(deleted_claims_, claim->metadata.uid)) return Result{};
+  if (auto dup = DeleteDuplicateClaim(*claim)) return *dup;
+  if (!DracoOwnsLifecycle()) {
+    // Reservations, deallocation, finalizers and deletion are upstream's controller's; draco
+    // only allocates what nobody else would.
+    if (WantsStandaloneAllocation(*claim)) return AllocateStandalone(*claim);
+    return Result{};
+  }
   auto checked = CheckReservations(*claim);
   if (!checked.ok()) return checked.status();
   const std::vector<api::ResourceClaimConsumerReference>& valid = checked->valid;
@@ -222,11 +273,7 @@ StatusOr<Result> Controller::SyncClaim(const std::string& ns, const std::string&
     return Result{};
   }
 
-  if (options_.allocate && !claim->status.allocation && !claim->metadata.deletion_timestamp &&
-      OwnerPodUid(*claim).empty() && OwnerPodGroupUid(*claim).empty() &&
-      WantsImmediateAllocation(*claim)) {
-    return AllocateStandalone(*claim);
-  }
+  if (WantsStandaloneAllocation(*claim)) return AllocateStandalone(*claim);
   // Without the gate nothing watches PodGroups: look again later, so a reservation of a group
   // that goes away is not kept until the next restart.
   if (group_kept && !options_.workload_claims) return Result{kPodGroupRecheck};

@@ -99,7 +99,7 @@ void Controller::OnPod(const PodPtr& old, const PodPtr& now) {
     OnAllocationInputsChanged();
   }
   const PodPtr& p = now ? now : old;
-  if (!p || !PodConsumesClaims(*p)) return;
+  if (!p || !PodConsumesClaims(*p) || IsLifecycleProbe(*p)) return;
   const std::string& ns = p->metadata.namespace_;
   if (!now) RememberDeletedPod(p->metadata.uid);
   if (!now || !HasSchedulingGate(*now)) ForgetPendingRelease(p->metadata.uid);
@@ -120,15 +120,30 @@ void Controller::OnPod(const PodPtr& old, const PodPtr& now) {
     if (!now) return;
   }
   if (now->metadata.deletion_timestamp) return;
+  EnqueueDuplicateClaims(*now);
   // A new pod is not urgent: its first pass creates its claims and allocates them, so pods are
   // served in arrival order (see the header for why claim creation does not jump the line).
   queue_.Add(QueueKey("pod", ns, now->metadata.name));
+}
+
+void Controller::EnqueueDuplicateClaims(const api::Pod& pod) {
+  // More claims than entries recorded in the status (the KEP-5004 claim counts as one): some
+  // may be duplicates of a claim lifecycle change (DeleteDuplicateClaim decides).
+  size_t expected =
+      pod.status.resource_claim_statuses.size() + (ExtendedClaimName(pod).empty() ? 0 : 1);
+  if (pod.status.resource_claim_statuses.empty()) return;
+  auto owned = cache_.ClaimsOwnedByPod(pod.metadata.uid);
+  if (owned.size() <= expected) return;
+  for (const auto& c : owned) {
+    queue_.Add(QueueKey("claim", c->metadata.namespace_, c->metadata.name));
+  }
 }
 
 void Controller::OnClaim(const ClaimPtr& old, const ClaimPtr& now) {
   const ClaimPtr& c = now ? now : old;
   if (!c) return;
   const std::string& ns = c->metadata.namespace_;
+  if (lifecycle_ && now && !old) lifecycle_->ObserveClaimAdded(*now);
   if (now) queue_.Add(QueueKey("claim", ns, now->metadata.name));
   if (now && now->status.allocation && api::IsExtendedResourceClaim(*now)) {
     ReleasePlannedExtended(OwnerPodUid(*now));  // kube-scheduler's own claim took over
@@ -204,124 +219,19 @@ void Controller::EnqueueAll() {
   for (const auto& c : cache_.Claims()) {
     queue_.Add(QueueKey("claim", c->metadata.namespace_, c->metadata.name));
   }
+  if (probe_) queue_.Add(probe_->QueueKey());
 }
 
 StatusOr<Result> Controller::Reconcile(const Request& r) {
   if (r.kind == "pod") return SyncPod(r.namespace_name, r.name);
   if (r.kind == "claim") return SyncClaim(r.namespace_name, r.name);
   if (r.kind == "podgroup") return SyncPodGroup(r.namespace_name, r.name);
+  if (r.kind == "lifecycle") return probe_ ? probe_->Sync() : StatusOr<Result>(Result{});
   return TerminalError("unknown key kind " + r.kind);
 }
 
 // ---------------------------------------------------------------------------------------------
 // Pods
-
-Status Controller::EnsureGeneratedClaims(const api::Pod& pod, PodClaims& out, bool may_write) {
-  const std::string& ns = pod.metadata.namespace_;
-  std::vector<api::PodResourceClaimStatus> desired;
-  bool changed = false;
-  auto group = PodGroupOfPod(pod);
-  if (!group.ok()) return group.status();
-  for (const auto& pc : pod.spec.resource_claims) {
-    auto resolved = ResolveClaimName(pod, pc);
-    StatusOr<api::ResourceClaimConsumerReference> bind =
-        resolved.ok() ? BindTo(pod, group->get(), pc)
-                      : StatusOr<api::ResourceClaimConsumerReference>(resolved.status());
-    if (!bind.ok()) {
-      events_.Record(PodTarget(pod), "Warning", "FailedResourceClaimCreation",
-                     "PodResourceClaim " + pc.name + ": " + bind.status().message());
-      return TerminalError(bind.status().message());
-    }
-    out.bind_to.push_back(*bind);
-    if (pc.resource_claim_name) {
-      ClaimPtr c = cache_.GetClaim(ns, *pc.resource_claim_name);
-      if (!c) out.missing.push_back(*pc.resource_claim_name);
-      out.claims.push_back(std::move(c));
-      continue;
-    }
-    // Template entry.
-    ClaimPtr claim;
-    if (IsPodGroupConsumer(*bind)) {
-      // The group's claim: made by SyncPodGroup, never by the pod.
-      claim = FindPodGroupClaim(pod, **group, pc, *resolved);
-      if (!claim) {
-        out.missing.push_back("for claim " + pc.name + " of PodGroup " + (*group)->metadata.name);
-        out.claims.push_back(nullptr);
-        continue;
-      }
-    } else if (resolved->name) {
-      claim = cache_.GetClaim(ns, *resolved->name);
-      if (claim && !IsClaimForPod(*claim, pod)) {
-        spdlog::warn("pod {}/{}: recorded claim {} is not owned by the pod; re-creating", ns,
-                     pod.metadata.name, *resolved->name);
-        claim = nullptr;
-      }
-    }
-    if (!claim) claim = cache_.FindGeneratedClaim(pod.metadata.uid, pc.name);
-    if (!claim && !may_write) {
-      out.missing.push_back("for claim " + pc.name + " of pod " + pod.metadata.name);
-      out.claims.push_back(nullptr);
-      continue;
-    }
-    if (!claim) {
-      TemplatePtr tmpl = cache_.GetTemplate(ns, *pc.resource_claim_template_name);
-      if (!tmpl) {
-        std::string msg = "PodResourceClaim " + pc.name + ": resource claim template \"" +
-                          *pc.resource_claim_template_name + "\" not found";
-        events_.Record(PodTarget(pod), "Warning", "FailedResourceClaimCreation", msg);
-        // The template's add event re-enqueues the pod (OnTemplate); a slow retry covers a
-        // missed event.
-        return NotFoundError(msg);
-      }
-      // draco allocates claims of gated pods itself, so it sets the finalizer at creation and
-      // saves one write per claim.
-      bool with_finalizer = options_.allocate && HasSchedulingGate(pod);
-      api::ResourceClaim fresh = ClaimFromTemplate(pod, pc, *tmpl, with_finalizer);
-      if (ClaimPtr taken = cache_.GetClaim(ns, fresh.metadata.name);
-          taken && !IsClaimForPod(*taken, pod)) {
-        // Another pod's claim has the derived name (a hash collision): the server picks one.
-        fresh.metadata.name.clear();
-      }
-      auto created = writer_.CreateClaim(fresh);
-      if (metrics_) metrics_->IncClaimCreate(created.ok());
-      if (!created.ok() && !fresh.metadata.name.empty() && k8s::IsAlreadyExists(created.status())) {
-        // An earlier attempt created it and its answer was lost (a reset connection, a
-        // timeout). Its add event brings the pod back, which then adopts it (or, if it is not
-        // this pod's, creates one with a server-picked name).
-        return UnavailableError("claim " + fresh.metadata.name + " for " + pc.name +
-                                " exists already (an earlier create whose answer was lost); "
-                                "waiting for the informer to deliver it");
-      }
-      if (!created.ok()) {
-        // Only a refusal is news for the pod's owner; an unreachable or overloaded API server
-        // (or the end of our term) is retried and logged by the worker, not reported per pod.
-        if (k8s::IsRefusal(created.status())) {
-          events_.Record(PodTarget(pod), "Warning", "FailedResourceClaimCreation",
-                         "PodResourceClaim " + pc.name + ": " + created.status().message());
-        }
-        return WriteError(created.status(), "create claim for " + pc.name);
-      }
-      claim = *created;
-      cache_.AssumeClaim(claim);
-    }
-    api::PodResourceClaimStatus st;
-    st.name = pc.name;
-    st.resource_claim_name = claim->metadata.name;
-    if (resolved->name != claim->metadata.name) changed = true;
-    desired.push_back(std::move(st));
-    out.claims.push_back(std::move(claim));
-  }
-  out.statuses = desired;
-  if (!changed || !may_write) return OkStatus();
-  if (out.defer_statuses && !*group) {  // a PodGroup's members keep the early write
-    out.statuses_unwritten = true;
-    return OkStatus();
-  }
-  auto applied = writer_.ApplyPodClaimStatuses(pod, desired);
-  if (!applied.ok()) return WriteError(applied.status(), "apply pod resourceClaimStatuses");
-  if (*applied) cache_.AssumePod(*applied);
-  return OkStatus();
-}
 
 StatusOr<Result> Controller::SyncPod(const std::string& ns, const std::string& name) {
   PodPtr pod = cache_.GetPod(ns, name);
@@ -341,7 +251,8 @@ StatusOr<Result> Controller::SyncPod(const std::string& ns, const std::string& n
   }
   const bool gated = options_.allocate && HasSchedulingGate(*pod) && pod->spec.node_name.empty();
   std::optional<group::GroupRef> group = gated ? GroupOfPod(*pod) : std::nullopt;
-  claims.defer_statuses = gated && !group && options_.pin_node && feasibility::CoversPod(*pod);
+  claims.defer_statuses =
+      gated && !group && options_.pin_node && DracoOwnsLifecycle() && feasibility::CoversPod(*pod);
   if (Status st = EnsureGeneratedClaims(*pod, claims); !st.ok()) return st;
   if (!pod->spec.node_name.empty()) return ReserveForBoundPod(*pod, claims);
   if (!options_.allocate) return Result{};
@@ -367,6 +278,7 @@ StatusOr<Result> Controller::ReserveForBoundPod(const api::Pod& pod, const PodCl
   // Whoever bound the pod without its reservation (a scheduler whose write was lost, one without
   // DRA support), the kubelet refuses a claim not reserved for the pod: reserve it, when the
   // allocation is usable on the pod's node.
+  if (!DracoOwnsLifecycle()) return Result{};  // upstream's controller reserves them
   NodePtr node = cache_.GetNode(pod.spec.node_name);
   for (size_t i = 0; i < pc.claims.size(); ++i) {
     const ClaimPtr& c = pc.claims[i];
@@ -522,6 +434,7 @@ std::optional<StatusOr<Result>> Controller::NotReadyToAllocate(const api::Pod& p
                                                                std::vector<ClaimPtr>& allocated,
                                                                std::vector<ClaimPtr>& to_allocate) {
   const std::string queue_key = QueueKey("pod", pod.metadata.namespace_, pod.metadata.name);
+  if (pc.waiting_for_lifecycle) return WaitForLifecycle(pod, pc);
   if (!pc.missing.empty()) {
     // The claim's add event wakes the pod (pods-by-claim index).
     std::string msg = "waiting for ResourceClaim " + pc.missing.front() + " to be created";

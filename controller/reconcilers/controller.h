@@ -79,8 +79,10 @@
 
 #include "controller/group/group.h"
 #include "controller/metrics/controller_metrics.h"
+#include "controller/reconcilers/claim_lifecycle.h"
 #include "controller/reconcilers/cluster_cache.h"
 #include "controller/reconcilers/interfaces.h"
+#include "controller/reconcilers/lifecycle_probe.h"
 #include "controller/reconcilers/reconciler.h"
 
 namespace draco::reconcilers {
@@ -150,8 +152,28 @@ class Controller {
   // Slices, classes, taint rules or nodes changed: retry parked allocations.
   void OnAllocationInputsChanged();
 
-  // Start-up resync: every pod and claim in the cache.
+  // Queues the claims the pod owns when there are more than its status records (duplicates).
+  void EnqueueDuplicateClaims(const api::Pod& pod);
+
+  // Start-up resync: every pod and claim in the cache (and the lifecycle probe, if any).
   void EnqueueAll();
+
+  // How long a pod waits quietly for upstream's controller to create its claim before it asks
+  // for a probe and gets an Event (WaitForLifecycle).
+  static constexpr Clock::Duration kLifecycleQuiet = std::chrono::seconds(10);
+  // A second claim for one pod entry is deleted this long after its creation
+  // (DeleteDuplicateClaim).
+  static constexpr Clock::Duration kDuplicateGrace = std::chrono::seconds(10);
+  // While no probe can run, a pod that waited this long stands in for one (WaitForLifecycle).
+  static constexpr Clock::Duration kLifecycleStandIn = std::chrono::seconds(30);
+
+  // Who owns the claim lifecycle (claim_lifecycle.h) and the probe that finds out (work-queue
+  // key probe->QueueKey(), run by Reconcile). Unset (the default): draco owns it. Call before the
+  // workers start; both must outlive the controller.
+  void SetLifecycle(ClaimLifecycle* lifecycle, LifecycleProbe* probe) {
+    lifecycle_ = lifecycle;
+    probe_ = probe;
+  }
 
   StatusOr<Result> Reconcile(const Request& request);
   StatusOr<Result> SyncPod(const std::string& ns, const std::string& name);
@@ -182,7 +204,13 @@ class Controller {
     // any other outcome of the pass writes them (SyncPod).
     bool defer_statuses = false;
     bool statuses_unwritten = false;  // out: deferred, and the pod's status differs
+    // out: a template claim is kube-controller-manager's to create (or nobody knows yet whose).
+    bool waiting_for_lifecycle = false;
   };
+  // A pod with pc.waiting_for_lifecycle: requeued quietly for kLifecycleQuiet after its
+  // creation, then a probe is requested and an Event says what it waits for.
+  StatusOr<Result> WaitForLifecycle(const api::Pod& pod, const PodClaims& pc);
+  bool DracoOwnsLifecycle() const { return lifecycle_ == nullptr || lifecycle_->DracoOwns(); }
   // `may_write` false: resolve only (a missing generated claim is reported in `out.missing`, the
   // pod's status is not applied); used for the other members of a group.
   Status EnsureGeneratedClaims(const api::Pod& pod, PodClaims& out, bool may_write = true);
@@ -260,6 +288,8 @@ class Controller {
   void NoteGroupFailure(const group::GroupRef& g, size_t gated);
   void NoteGroupPlaced(const std::string& group_key);
   StatusOr<Result> AllocateStandalone(const api::ResourceClaim& claim);
+  // An unallocated claim annotated draco.dev/allocation=immediate that no pod or group owns.
+  bool WantsStandaloneAllocation(const api::ResourceClaim& claim) const;
   // Step 4 of the pod sync (safety_net.cc). Acts at most once per scheduler report (condition
   // transition time + message) and pod, with an exponential delay between repeated actions.
   StatusOr<Result> RecoverUnschedulable(const api::Pod& pod, const PodClaims& claims);
@@ -284,6 +314,12 @@ class Controller {
   StatusOr<Reservations> CheckReservations(const api::ResourceClaim& claim);
   // a generated claim of a finished, deleted or replaced owner is deleted (a result), else nullopt;
   std::optional<StatusOr<Result>> DeleteClaimOfFinishedOwner(const api::ResourceClaim& claim);
+  // A generated claim its pod does not use, because the pod's status records another claim of
+  // the pod's for the same entry (two controllers each created one while the claim lifecycle
+  // changed hands), is deleted, finalizer first, once it is kDuplicateGrace old and if nobody
+  // reserved it (a result); else nullopt. Upstream leaves such claims to the garbage collector,
+  // with their devices, until the pod goes.
+  std::optional<StatusOr<Result>> DeleteDuplicateClaim(const api::ResourceClaim& claim);
   // the gone entries are dropped (deallocating when none is left), the finalizer removed when the
   // claim is unallocated; returns the claim as written;
   StatusOr<ClaimPtr> DropReservations(
@@ -352,6 +388,8 @@ class Controller {
   Clock& clock_;
   metrics::ControllerMetrics* metrics_;
   ControllerOptions options_;
+  ClaimLifecycle* lifecycle_ = nullptr;
+  LifecycleProbe* probe_ = nullptr;
 
   std::mutex alloc_mu_;                         // serialises allocation decisions
   std::unordered_set<std::string> allocating_;  // claim keys being written (guarded by alloc_mu_)

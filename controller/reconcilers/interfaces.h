@@ -65,6 +65,12 @@ class ApiWriter {
       const std::vector<api::PodGroupResourceClaimStatus>& statuses) = 0;
   // Live GET of a PodGroup; nullptr when it (or the PodGroup API) does not exist.
   virtual StatusOr<PodGroupPtr> GetPodGroupLive(const std::string& ns, const std::string& name) = 0;
+  // The claim lifecycle probe's writes (lifecycle_probe.h): POST a pod (generateName), DELETE it
+  // with a UID precondition, POST a ResourceClaimTemplate (AlreadyExists is the caller's to judge).
+  virtual StatusOr<PodPtr> CreatePod(const api::Pod& pod) = 0;
+  virtual Status DeletePod(const std::string& ns, const std::string& name,
+                           const std::string& uid) = 0;
+  virtual Status CreateClaimTemplate(const api::ResourceClaimTemplate& tmpl) = 0;
 };
 
 // The object an Event is about.

@@ -57,7 +57,8 @@ void Controller::OnPodGroup(const PodGroupPtr& old, const PodGroupPtr& now) {
 }
 
 StatusOr<Result> Controller::SyncPodGroup(const std::string& ns, const std::string& name) {
-  if (!options_.workload_claims) return Result{};
+  // With upstream's controller owning the lifecycle, it creates and records the group's claims.
+  if (!options_.workload_claims || !DracoOwnsLifecycle()) return Result{};
   PodGroupPtr group = cache_.GetPodGroup(ns, name);
   if (!group || group->metadata.deletion_timestamp) return Result{};
   std::vector<api::PodGroupResourceClaimStatus> desired;

@@ -207,6 +207,29 @@ class FakeWriter : public ApiWriter {
     pod_groups[k] = g;
     return std::make_shared<const api::PodGroup>(g);
   }
+  std::vector<api::Pod> created_pods;  // CreatePod; names are generateName + a counter
+  StatusOr<PodPtr> CreatePod(const api::Pod& pod) override {
+    calls.push_back("create pod " + pod.metadata.generate_name);
+    Status st;
+    if (Fail("create pod", &st)) return st;
+    api::Pod p = pod;
+    p.metadata.name = pod.metadata.generate_name + std::to_string(created_pods.size());
+    p.metadata.uid = "probe-uid-" + std::to_string(created_pods.size());
+    created_pods.push_back(p);
+    return std::make_shared<const api::Pod>(p);
+  }
+  Status DeletePod(const std::string& ns, const std::string& name, const std::string&) override {
+    calls.push_back("delete pod " + K(ns, name));
+    Status st;
+    if (Fail("delete pod", &st)) return st;
+    return OkStatus();
+  }
+  Status CreateClaimTemplate(const api::ResourceClaimTemplate& t) override {
+    calls.push_back("create template " + K(t.metadata.namespace_, t.metadata.name));
+    Status st;
+    if (Fail("create template", &st)) return st;
+    return OkStatus();
+  }
   StatusOr<PodGroupPtr> GetPodGroupLive(const std::string& ns, const std::string& name) override {
     calls.push_back("get podgroup " + name);
     auto it = pod_groups.find(K(ns, name));

@@ -231,6 +231,17 @@ Status SetFlag(Flags& f, const std::string& name, const std::string& v, const st
       return InvalidArgumentError("--binding-timeout must be at least 1s");
     }
     f.binding_timeout = *d;
+  } else if (name == "claim-lifecycle") {
+    auto m = reconcilers::ParseLifecycleMode(v);
+    if (!m.ok()) return m.status().WithPrefix("--claim-lifecycle");
+    f.claim_lifecycle = v;
+  } else if (name == "claim-lifecycle-probe-interval") {
+    auto d = ParseDuration(v);
+    if (!d.ok()) return d.status().WithPrefix("--" + name);
+    if (*d < std::chrono::seconds(1)) {
+      return InvalidArgumentError("--claim-lifecycle-probe-interval must be at least 1s");
+    }
+    f.claim_lifecycle_probe_interval = *d;
   } else if (name == "group-reserve-after" || name == "group-reserve-max") {
     auto d = ParseDuration(v);
     if (!d.ok()) return d.status().WithPrefix("--" + name);
@@ -395,6 +406,15 @@ std::string FlagUsage() {
        "                                     conditions before draco allocates its claim again\n"
        "                                     (default " +
        secs(d.binding_timeout) + "; use kube-scheduler's bindingTimeout)\n";
+  u +=
+      "  --claim-lifecycle MODE             who creates claims from templates, records them in\n"
+      "                                     pod status, releases and deletes them: auto (probe\n"
+      "                                     whether kube-controller-manager's resourceclaim\n"
+      "                                     controller runs, as on managed clusters, and leave it\n"
+      "                                     to it then), draco or upstream (default " +
+      d.claim_lifecycle + ")\n";
+  u += "  --claim-lifecycle-probe-interval D how often auto mode probes again (default " +
+       secs(d.claim_lifecycle_probe_interval) + ")\n";
   u += "  --groups BOOL                      place pod groups (PodGroup gangs, draco.dev/group,\n"
        "                                     LeaderWorkerSet, JobSet, Kueue) all-or-nothing\n"
        "                                     (default true)\n";
@@ -496,7 +516,13 @@ int RunMain(int argc, char** argv) {
   WarmClients warm(*config, clock);
   alloc::Features features = profile->features;
   features.workload_resource_claims = features.workload_resource_claims && profile->pod_groups;
-  TermDeps deps{*flags, clock, cache, informers, metrics, wq_metrics, features, identity};
+  reconcilers::ClaimLifecycle lifecycle(*reconcilers::ParseLifecycleMode(flags->claim_lifecycle),
+                                        clock);
+  metrics.SetClaimLifecycleOwner(reconcilers::LifecycleOwnerName(lifecycle.Owner()));
+  spdlog::info("claim lifecycle: --claim-lifecycle={} ({})", flags->claim_lifecycle,
+               lifecycle.Reason());
+  TermDeps deps{*flags,    clock,      cache,    informers, metrics,
+                lifecycle, wq_metrics, features, identity};
   RunState st;
   Manager mgr;
   // Every replica serves the webhook and the probes, leader or not.

@@ -50,6 +50,10 @@ struct Flags {
   // kube-scheduler DRA gate overrides on top of the server version's defaults.
   std::string feature_gates;
   std::string log_format = "text";
+  // --claim-lifecycle auto|draco|upstream (reconcilers/claim_lifecycle.h): who creates, records,
+  // releases and deletes claims; auto probes whether kube-controller-manager's resourceclaim
+  // controller runs.
+  std::string claim_lifecycle = "auto";
   // $POD_NAME (the downward API), read by ParseFlags; the replica's identity when set.
   std::string pod_name;
   // The admission webhook (off unless --webhook-bind-address is set).
@@ -64,6 +68,8 @@ struct Flags {
   // All-or-nothing groups (ControllerOptions::groups, group_reserve_after/max).
   std::chrono::milliseconds group_reserve_after{120000};
   std::chrono::milliseconds group_reserve_max{600000};
+  // How often the auto claim lifecycle probes (LifecycleProbe's interval).
+  std::chrono::milliseconds claim_lifecycle_probe_interval{30000};
   double kube_api_qps = 100;
   int kube_api_burst = 200;
   int workers = 32;

@@ -1,15 +1,20 @@
 #include "controller/run/term.h"
 
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
 #include <spdlog/spdlog.h>
 
 #include "controller/allocator/allocator.h"
+#include "controller/reconcilers/claim_util.h"
+#include "k8sclient/object.h"
 #include "k8sclient/rest_client_impl.h"
 
 namespace draco::run {
 
 using namespace std::chrono_literals;
 
-ControllerTerm::ControllerTerm(const TermDeps& deps, k8s::RestClient& writes) : deps_(deps) {
+ControllerTerm::ControllerTerm(const TermDeps& deps, k8s::RestClient& writes)
+    : deps_(deps), writes_(writes), hook_(std::make_shared<LifecycleHook>()) {
   k8s::workqueue::QueueOptions qo;
   qo.name = "draco";
   qo.metrics = &deps.wq_metrics;
@@ -45,6 +50,23 @@ ControllerTerm::ControllerTerm(const TermDeps& deps, k8s::RestClient& writes) : 
   co.testing_exit_after_group_writes = deps.flags.testing_exit_after_group_writes;
   controller_ = std::make_unique<reconcilers::Controller>(
       deps.cache, *writer_, *allocator_, *recorder_, *enqueuer_, deps.clock, &deps.metrics, co);
+  if (deps.lifecycle.Mode() == reconcilers::LifecycleMode::kAuto) {
+    reconcilers::ProbeOptions po;
+    po.namespace_ = deps.flags.leader_elect_namespace;
+    po.interval = deps.flags.claim_lifecycle_probe_interval;
+    probe_ = std::make_unique<reconcilers::LifecycleProbe>(deps.lifecycle, deps.cache, *writer_,
+                                                           deps.clock, po);
+  }
+  const bool restored = probe_ && RestoreLifecycle();
+  controller_->SetLifecycle(&deps.lifecycle, probe_.get());
+  hook_->term = this;
+  deps.lifecycle.SetOnChange(
+      [hook = hook_](reconcilers::LifecycleOwner owner, const std::string& reason) {
+        std::lock_guard<std::mutex> l(hook->mu);
+        if (hook->term) hook->term->OnLifecycleChange(owner, reason);
+      });
+  // A restored owner is on the Lease already (rewriting it would nest its reason).
+  OnLifecycleChange(deps.lifecycle.Owner(), deps.lifecycle.Reason(), /*record=*/!restored);
   deps.informers.SetEventSink(recorder_.get());
   deps.informers.SetController(controller_.get());
   controller_->EnqueueAll();  // full resync: repairs whatever changed while nobody led
@@ -79,10 +101,68 @@ void ControllerTerm::Join() {
   if (joined_) return;
   joined_ = true;
   BeginStop();
+  {
+    std::lock_guard<std::mutex> l(hook_->mu);  // waits for a running change callback
+    hook_->term = nullptr;
+  }
   worker_->Join();
   if (auditor_.joinable()) auditor_.join();
   deps_.informers.SetController(nullptr);
   deps_.informers.SetEventSink(nullptr);
+}
+
+bool ControllerTerm::RestoreLifecycle() {
+  if (!deps_.flags.leader_elect) return false;
+  auto got = writes_.Get(k8s::kLeases, deps_.flags.leader_elect_namespace,
+                         deps_.flags.leader_elect_lease_name);
+  if (!got.ok()) return false;  // the probe decides
+  auto lease = k8s::Object::Parse(std::move(*got));
+  if (!lease.ok()) return false;
+  const auto& a = (*lease)->annotations();
+  auto owner = a.find("draco.dev/claim-lifecycle");
+  if (owner == a.end()) return false;
+  auto reason = a.find("draco.dev/claim-lifecycle-reason");
+  const std::string why = reason == a.end() ? "" : reason->second;
+  reconcilers::LifecycleOwner o =
+      owner->second == "upstream" ? reconcilers::LifecycleOwner::kUpstream
+      : owner->second == "draco"  ? reconcilers::LifecycleOwner::kDraco
+                                  : reconcilers::LifecycleOwner::kUndecided;
+  return deps_.lifecycle.Restore(o, why);
+}
+
+void ControllerTerm::OnLifecycleChange(reconcilers::LifecycleOwner owner, const std::string& reason,
+                                       bool record) {
+  const std::string_view name = reconcilers::LifecycleOwnerName(owner);
+  deps_.metrics.SetClaimLifecycleOwner(name);
+  // Pods that waited for a claim, claims that wait for a release: whoever owns it now acts.
+  if (controller_) controller_->EnqueueAll();
+  if (!record || !deps_.flags.leader_elect) return;
+  rapidjson::StringBuffer sb;
+  rapidjson::Writer<rapidjson::StringBuffer> w(sb);
+  w.StartObject();
+  w.Key("metadata");
+  w.StartObject();
+  w.Key("annotations");
+  w.StartObject();
+  w.Key("draco.dev/claim-lifecycle");
+  w.String(name.data(), static_cast<rapidjson::SizeType>(name.size()));
+  w.Key("draco.dev/claim-lifecycle-reason");
+  w.String(reason.c_str());
+  w.Key("draco.dev/claim-lifecycle-since");
+  w.String(reconcilers::FormatTimestamp(deps_.clock.WallNow()).c_str());
+  w.EndObject();
+  w.EndObject();
+  w.EndObject();
+  k8s::PatchOptions opts;
+  opts.field_manager = std::string(reconcilers::kFieldManager);
+  auto r = writes_.Patch(k8s::kLeases, deps_.flags.leader_elect_namespace,
+                         deps_.flags.leader_elect_lease_name, k8s::PatchType::kMergePatch,
+                         sb.GetString(), opts);
+  if (!r.ok()) {
+    spdlog::warn("cannot record the claim lifecycle ({}) on Lease {}/{}: {}", name,
+                 deps_.flags.leader_elect_namespace, deps_.flags.leader_elect_lease_name,
+                 r.status().ToString());
+  }
 }
 
 WarmClients::WarmClients(k8s::RestConfig config, Clock& clock, Clock::Duration keep_alive)

@@ -4,7 +4,10 @@
 // ControllerTerm: the work queue, the API writer and Event recorder (writing through the term's
 // client), the allocator, the controller with a full resync, its workers and the auditor. It
 // attaches the controller to the Informers (which outlive terms: a standby keeps a warm cache)
-// and detaches it again in Join().
+// and detaches it again in Join(). In the auto claim lifecycle mode it runs the LifecycleProbe;
+// when the owner changes it requeues everything and records the owner, the reason and the time
+// in annotations draco.dev/claim-lifecycle{,-reason,-since} of draco's Lease (with leader
+// election), where `kubectl draco status` reads them.
 //
 // WarmClients: builds each term's write client ahead of time and keeps it connected (a GET of
 // /version every keep_alive), so that the first write of a new term does not wait for a new
@@ -41,6 +44,9 @@ struct TermDeps {
   reconcilers::ClusterCache& cache;
   reconcilers::Informers& informers;
   metrics::ControllerMetrics& metrics;
+  // Who owns the claim lifecycle; lives as long as the process (a new term starts from what
+  // the last one found).
+  reconcilers::ClaimLifecycle& lifecycle;
   metrics::WorkqueueMetricsProvider& wq_metrics;
   alloc::Features features;
   std::string identity;  // reportingInstance of Events
@@ -61,7 +67,21 @@ class ControllerTerm {
   void Join();
 
  private:
+  // The lifecycle's change callback holds this, not the term: Join() detaches it.
+  struct LifecycleHook {
+    std::mutex mu;
+    ControllerTerm* term = nullptr;
+  };
+  // Metric, requeue of everything and (with `record`, and leader election) the Lease annotations.
+  void OnLifecycleChange(reconcilers::LifecycleOwner owner, const std::string& reason,
+                         bool record = true);
+  // Auto mode: start from the owner the Lease records (ClaimLifecycle::Restore); whether it did.
+  bool RestoreLifecycle();
+
   const TermDeps& deps_;
+  k8s::RestClient& writes_;
+  std::shared_ptr<LifecycleHook> hook_;
+  std::unique_ptr<reconcilers::LifecycleProbe> probe_;
   std::unique_ptr<k8s::workqueue::RateLimitingQueue> queue_;
   std::unique_ptr<reconcilers::QueueEnqueuer> enqueuer_;
   std::unique_ptr<reconcilers::RestApiWriter> writer_;

@@ -128,9 +128,14 @@ apiserver_ready() { curl -sf --cacert "$D/pki/ca.crt" "https://127.0.0.1:$API_PO
 # resourceclaim controller (draco's job), node lifecycle and node taint eviction (fake nodes have
 # no kubelet to keep them Ready); with --resourceclaim-controller also upstream's resourceclaim
 # controller, as a cluster without draco (or a managed one) runs it. Needs $BIN.
+# The mode is recorded in $D/kcm-resourceclaim (1: upstream's controller runs, 0: not), which
+# up.sh compares with what it is asked for.
 start_kcm() {
   local controllers='*,-resourceclaim-controller,-node-lifecycle-controller,-taint-eviction-controller'
-  [[ ${1:-} == --resourceclaim-controller ]] && controllers='*,-node-lifecycle-controller,-taint-eviction-controller'
+  local on=0
+  [[ ${1:-} == --resourceclaim-controller ]] && on=1 &&
+    controllers='*,-node-lifecycle-controller,-taint-eviction-controller'
+  echo "$on" >"$D/kcm-resourceclaim"
   start_bg kube-controller-manager "$BIN/kube-controller-manager" --kubeconfig="$D/kubeconfig" \
     --authentication-kubeconfig="$D/kubeconfig" --authorization-kubeconfig="$D/kubeconfig" \
     --leader-elect=false --bind-address=127.0.0.1 --secure-port=0 --controllers="$controllers" \

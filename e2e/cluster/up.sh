@@ -7,7 +7,11 @@
 # --real-nodes N real ones beside them (node-up.sh: kubelet, containerd, upstream's DRA test driver).
 #
 # Usage: e2e/cluster/up.sh [--nodes N] [--real-nodes N] [--workload-claims]
+#                          [--resourceclaim-controller]
 #   (default 2 fake nodes node-0 .. node-N-1, no real node)
+# --resourceclaim-controller: kube-controller-manager runs upstream's resourceclaim controller too,
+# as every managed control plane does (draco's claim lifecycle is then upstream's, issue #23); a
+# running cluster in the other mode gets its kube-controller-manager restarted.
 # --workload-claims (or DRACO_E2E_WORKLOAD_CLAIMS=1): the "workload-claims" profile (lib.sh): the
 # Workload API and DRAWorkloadResourceClaims on kube-apiserver, kube-scheduler and KCM.
 # Writes $DRACO_E2E_DIR (default /tmp/draco-e2e)/kubeconfig and .../env (source it). Idempotent:
@@ -17,12 +21,14 @@ here=$(cd "$(dirname "$0")" && pwd)
 source "$here/lib.sh"
 NODES=2
 REAL_NODES=0
+KCM_FLAGS=()
 while (($#)); do
   case $1 in
     --nodes) NODES=$2; shift 2 ;;
     --real-nodes) REAL_NODES=$2; shift 2 ;;
     --workload-claims) export DRACO_E2E_WORKLOAD_CLAIMS=1; shift ;;
-    *) die "unknown flag $1 (usage: up.sh [--nodes N] [--real-nodes N] [--workload-claims])" ;;
+    --resourceclaim-controller) KCM_FLAGS=(--resourceclaim-controller); shift ;;
+    *) die "unknown flag $1 (usage: up.sh [--nodes N] [--real-nodes N] [--workload-claims] [--resourceclaim-controller])" ;;
   esac
 done
 source "$here/lib.sh"  # again: the profile changes the gates
@@ -57,6 +63,9 @@ if [[ -f $D/env ]] && [[ ${running:-v1.37.2} == "${DRACO_K8S_VERSION:-v1.37.2}" 
    [[ ${running_profile:-0} == "${DRACO_E2E_WORKLOAD_CLAIMS:-0}" ]] &&
    apiserver_ready >/dev/null 2>&1; then
   BIN=$(env_bin)
+  if [[ $(cat "$D/kcm-resourceclaim" 2>/dev/null || echo 0) != $((${#KCM_FLAGS[@]} > 0)) ]]; then
+    "$here/restart-kcm.sh" "${KCM_FLAGS[@]}"
+  fi
   create_nodes
   ((REAL_NODES == 0)) || "$here/node-up.sh" "$REAL_NODES"
   log "already running ($D/env); ensured $NODES nodes and $REAL_NODES real nodes"
@@ -150,7 +159,7 @@ SC
 start_bg kube-scheduler "$BIN/kube-scheduler" --config="$D/scheduler.yaml" \
   --authentication-kubeconfig="$D/kubeconfig" --authorization-kubeconfig="$D/kubeconfig" \
   --bind-address=127.0.0.1 --secure-port=0 --feature-gates="$gates" --v=1
-start_kcm
+start_kcm "${KCM_FLAGS[@]}"
 
 create_nodes
 

@@ -130,6 +130,10 @@ create coordination.k8s.io leases - * -
 get coordination.k8s.io leases - * draco
 update coordination.k8s.io leases - * draco
 watch coordination.k8s.io leases - * draco
+patch coordination.k8s.io leases - * draco
+create - pods - * -
+delete - pods - * -
+create resource.k8s.io resourceclaimtemplates - * -
 ACTIONS
 }
 

@@ -65,8 +65,14 @@ pass "every optional object renders with all features on"
 
 render --set leaderElection.enabled=false >"$tmp/nole.yaml" || fail "leader election off"
 grep -q 'type: Recreate' "$tmp/nole.yaml" || fail "no Recreate strategy without leader election"
-if kinds "$tmp/nole.yaml" | grep -q '^Role/'; then fail "lease Role rendered without leader election"; fi
-pass "without leader election: Recreate strategy and no lease Role"
+if grep -q 'resources: \[leases\]' "$tmp/nole.yaml"; then fail "lease rules rendered without leader election"; fi
+grep -q 'resources: \[resourceclaimtemplates\]' "$tmp/nole.yaml" ||
+  fail "the claim lifecycle probe's rules (claimLifecycle: auto) are missing without leader election"
+render --set leaderElection.enabled=false --set claimLifecycle=draco >"$tmp/nole-draco.yaml" ||
+  fail "leader election off, claimLifecycle draco"
+if kinds "$tmp/nole-draco.yaml" | grep -q '^Role/'; then fail "Role rendered without leader election and probe"; fi
+grep -q -- '--claim-lifecycle=draco' "$tmp/nole-draco.yaml" || fail "--claim-lifecycle not rendered"
+pass "without leader election: Recreate strategy, no lease rules; the probe's Role only with claimLifecycle auto"
 
 render --set admission.gatedNamespaces.all=true --set admission.gatedNamespaces.selector=null \
   >"$tmp/allns.yaml" || fail "gate all namespaces"
@@ -196,6 +202,8 @@ expect_fail "replicas>1 without leader election" "replicas=3 needs leaderElectio
   --set replicas=3 --set leaderElection.enabled=false
 expect_fail "leader-election timing that is not a duration" "renewDeadline" \
   --set leaderElection.renewDeadline=ten
+expect_fail "an unknown claim lifecycle" "claimLifecycle.*auto.*draco.*upstream" \
+  --set claimLifecycle=kcm
 expect_fail "PDB blocking every drain" "would block every node drain" \
   --set podDisruptionBudget.enabled=true
 expect_fail "PDB with min and max" "either minAvailable or maxUnavailable" \

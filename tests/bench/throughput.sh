@@ -7,6 +7,13 @@
 #   3. upstream: a second kube-controller-manager running only resourceclaim-controller +
 #      kube-scheduler allocating; PODS pods from a ResourceClaimTemplate, no gate;
 #   4. draco: `draco run` (lifecycle + allocation), the same pods with the draco.dev/allocation gate.
+#   5. with --lifecycle upstream|both, side draco_kcm: draco next to the resourceclaim
+#      kube-controller-manager of step 3 (as on a managed control plane): upstream's controller
+#      creates, records, releases and deletes the claims, draco (--claim-lifecycle auto, which
+#      must detect it) gates and allocates.
+# Per side also: claims created (POSTs at the API server: exactly one per pod claim entry
+# expected), claims left 120 s after the last pod finished (0 expected) and, for draco sides,
+# devices in two claims at the end (draco's audit) and the claim lifecycle owner draco chose.
 # In 3 and 4 the driver plays the kubelet: a bound pod succeeds at once, releasing its device, so
 # 2000 pods flow through 200x8 = 1600 devices (claims are deallocated and deleted on the way).
 # Reported per side: seconds until every pod was bound, pods/s, claim-allocation latency
@@ -27,6 +34,8 @@
 #        [--rate 20 --duration 120]   (steady-state mode; --pods is then rate x duration)
 #        [--run-timeout 15m]   (how long a side may take to bind its pods; raise it for 5,000 nodes)
 #        [--order upstream-first|draco-first]   (which side runs first; alternate across runs)
+#        [--lifecycle draco|upstream|both]   (draco side(s): draco owns the claim lifecycle
+#         (default), next to upstream's resourceclaim controller (draco_kcm), or both)
 # DRACO_CONTROLLER_BIN: an already built draco to run instead of building this tree's (e.g. an
 # older commit's binary, for before/after comparisons with the same harness, driver and control
 # plane). (DRACO_BIN is the control plane's binary directory, set by e2e/cluster/lib.sh.)
@@ -35,7 +44,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 PODS=2000 NODES=200 DEVICES=8 QPS=5000 WORKERS=48 ONLY="" DRACO_FLAGS="" RATE="" DURATION=120
-RUN_TIMEOUT=15m ORDER=upstream-first
+RUN_TIMEOUT=15m ORDER=upstream-first LIFECYCLE=draco
 while (($#)); do
   case $1 in
     --pods) PODS=$2; shift 2 ;;
@@ -49,10 +58,12 @@ while (($#)); do
     --duration) DURATION=$2; shift 2 ;;
     --run-timeout) RUN_TIMEOUT=$2; shift 2 ;;
     --order) ORDER=$2; shift 2 ;;
+    --lifecycle) LIFECYCLE=$2; shift 2 ;;
     *) echo "unknown flag $1" >&2; exit 2 ;;
   esac
 done
 case $ORDER in upstream-first | draco-first) ;; *) echo "--order: upstream-first or draco-first" >&2; exit 2 ;; esac
+case $LIFECYCLE in draco | upstream | both) ;; *) echo "--lifecycle: draco, upstream or both" >&2; exit 2 ;; esac
 MODE=burst
 if [[ -n $RATE ]]; then
   MODE=steady
@@ -75,6 +86,15 @@ if [[ -z ${DRACO_CONTROLLER_BIN:-} ]]; then
   cmake --build "$BUILD" --target draco -j"$(nproc)" >/dev/null
 fi
 [[ -x $DRACO_EXE ]] || { echo "no draco binary at $DRACO_EXE" >&2; exit 1; }
+# A draco from before --claim-lifecycle (a "before" binary of an older commit) owns the claim
+# lifecycle without being asked; it cannot run the draco_kcm side.
+LIFECYCLE_FLAGS=()
+draco_help=$("$DRACO_EXE" run --help 2>&1 || true)
+[[ $draco_help == *--claim-lifecycle* ]] && LIFECYCLE_FLAGS=(--claim-lifecycle auto)
+if [[ $LIFECYCLE != draco && ${#LIFECYCLE_FLAGS[@]} -eq 0 ]]; then
+  echo "--lifecycle $LIFECYCLE needs a draco with --claim-lifecycle ($DRACO_EXE has none)" >&2
+  exit 2
+fi
 (cd tests/bench/throughput && GOTOOLCHAIN=local go build -o "$WORK/throughput" .)
 TP="$WORK/throughput"
 RUN_ID=$(date -u +%Y%m%dT%H%M%SZ)
@@ -103,6 +123,13 @@ api_writes() {
   curl -s --cacert "$DRACO_CA" --cert "$DRACO_CLIENT_CERT" --key "$DRACO_CLIENT_KEY" \
     "$DRACO_APISERVER/metrics" |
     awk '/^apiserver_request_total\{/ && /verb="(POST|PUT|PATCH|DELETE|APPLY)"/ {s += $NF} END {printf "%d\n", s}'
+}
+
+# claim_creates: ResourceClaim POSTs the API server served so far.
+claim_creates() {
+  curl -s --cacert "$DRACO_CA" --cert "$DRACO_CLIENT_CERT" --key "$DRACO_CLIENT_KEY" \
+    "$DRACO_APISERVER/metrics" |
+    awk '/^apiserver_request_total\{/ && /resource="resourceclaims"/ && /verb="POST"/ && /subresource=""/ {s += $NF} END {printf "%d\n", s}'
 }
 
 # cpu_ticks PID: user+system clock ticks of a process (0 when it is gone).
@@ -211,7 +238,8 @@ rss_growth() {
 }
 
 side() {
-  local name=$1 ns=bench-$1 gate=$2 own_key=$3 own_pid=$4
+  local name=$1 ns=bench-${1//_/-} gate=$2 own_key=$3 own_pid=$4 c0
+  c0=$(claim_creates)
   echo "== $name: $PODS pods ($MODE)" >&2
   local r t0=$SECONDS sampler
   : >"$WORK/$name-rss.txt"
@@ -225,7 +253,13 @@ side() {
       -timeout "$RUN_TIMEOUT"
   fi
   kill "$sampler" 2>/dev/null; wait "$sampler" 2>/dev/null || true
+  # Every pod finished: its generated claim must go (released and deleted by the lifecycle owner).
+  local left t=0
+  while left=$(kubectl get resourceclaims -n "$ns" --no-headers 2>/dev/null | wc -l); ((left > 0 && t < 120)); do
+    sleep 2; t=$((t + 2))
+  done
   r=$(cat "$WORK/$name.json")
+  r=$(sed "s/}\$/,\"claims_created\":$(($(claim_creates) - c0)),\"claims_left\":$left}/" <<<"$r")
   # Writes the API server served during this side, per pod and per second of the run.
   local secs; secs=$(sed -n 's/.*"seconds":\([0-9.e+-]*\).*/\1/p' <<<"$r")
   r=$(sed "s/}\$/,\"api_writes\":$M_WRITES,\"api_writes_per_pod\":$(awk -v w="$M_WRITES" -v p="$PODS" 'BEGIN{printf "%.2f", w/p}'),\"api_writes_per_second\":$(awk -v w="$M_WRITES" -v s="$secs" 'BEGIN{printf "%.1f", w/s}')}/" <<<"$r")
@@ -249,6 +283,13 @@ side() {
 
 upstream_result="" draco_result=""
 run_upstream() {
+  start_resourceclaim_kcm
+  side upstream false resourceclaim-kcm "$kcm_pid"
+  stop_resourceclaim_kcm
+}
+# start_resourceclaim_kcm: a second kube-controller-manager with only upstream's resourceclaim
+# controller (the local cluster's own runs without it).
+start_resourceclaim_kcm() {
   "$DRACO_BIN/kube-controller-manager" --kubeconfig="$KUBECONFIG" \
     --authentication-kubeconfig="$KUBECONFIG" --authorization-kubeconfig="$KUBECONFIG" \
     --leader-elect=false --bind-address=127.0.0.1 --secure-port=0 \
@@ -258,26 +299,49 @@ run_upstream() {
   kcm_pid=$!
   CPU_PIDS[resourceclaim-kcm]=$kcm_pid
   sleep 3
-  side upstream false resourceclaim-kcm "$kcm_pid"
+}
+stop_resourceclaim_kcm() {
   kill "$kcm_pid"; wait "$kcm_pid" 2>/dev/null || true; kcm_pid=""; unset "CPU_PIDS[resourceclaim-kcm]"
 }
+run_draco_kcm() {
+  start_resourceclaim_kcm
+  run_draco draco_kcm upstream
+  stop_resourceclaim_kcm
+}
+# run_draco [SIDE [OWNER]]: draco (--claim-lifecycle auto) until it has decided that OWNER (draco)
+# owns the claim lifecycle, then the side's pods.
 run_draco() {
-  "$DRACO_EXE" run --kubeconfig "$KUBECONFIG" --leader-elect=false \
+  local name=${1:-draco} owner=${2:-draco}
+  "$DRACO_EXE" run --kubeconfig "$KUBECONFIG" --leader-elect=false "${LIFECYCLE_FLAGS[@]}" \
     --kube-api-qps "$QPS" --kube-api-burst $((QPS * 2)) --workers "$WORKERS" \
     --metrics-bind-address 127.0.0.1:$METRICS_PORT --health-probe-bind-address 127.0.0.1:$HEALTH_PORT \
-    $DRACO_FLAGS >"$WORK/draco.log" 2>&1 &
+    $DRACO_FLAGS >"$WORK/$name.log" 2>&1 &
   draco_pid=$!
   CPU_PIDS[draco]=$draco_pid
   until curl -sf 127.0.0.1:$HEALTH_PORT/readyz >/dev/null; do sleep 0.5; done
-  side draco true draco "$draco_pid"
-  curl -s 127.0.0.1:$METRICS_PORT/metrics >"$WORK/draco-metrics-full.txt" || true
-  grep -E '^draco_(allocation_attempts_total|double_allocated_devices|reconcile_total)' "$WORK/draco-metrics-full.txt" >"$WORK/draco-metrics.txt" || true
+  local t=0
+  until ((${#LIFECYCLE_FLAGS[@]} == 0)) ||
+    [[ $(curl -s 127.0.0.1:$METRICS_PORT/metrics) == *"draco_claim_lifecycle_owner{owner=\"$owner\"} 1"* ]]; do
+    ((t++ < 120)) || { echo "draco did not decide that $owner owns the claim lifecycle in 60 s" >&2; exit 1; }
+    sleep 0.5
+  done
+  side "$name" true draco "$draco_pid"
+  curl -s 127.0.0.1:$METRICS_PORT/metrics >"$WORK/$name-metrics-full.txt" || true
+  grep -E '^draco_(allocation_attempts_total|double_allocated_devices|double_allocation_repairs_total|reconcile_total|claim_lifecycle)' "$WORK/$name-metrics-full.txt" >"$WORK/$name-metrics.txt" || true
+  local r=${name}_result doubles
+  doubles=$(awk '$1=="draco_double_allocated_devices" {print $2+0}' "$WORK/$name-metrics-full.txt")
+  eval "${name}_result='$(sed "s/}\$/,\"double_allocated_devices_end\":${doubles:-0},\"claim_lifecycle_owner\":\"$owner\"}/" <<<"${!r}")'"
+  record "$name-summary" "${!r}"
   kill "$draco_pid"; wait "$draco_pid" 2>/dev/null || true; draco_pid=""
 }
 # The side that runs second finds the API server, etcd and kube-scheduler warmer and etcd's
 # history longer; --order draco-first swaps the sides so that a series of runs can alternate.
-for s in $( [[ $ORDER == draco-first ]] && echo draco upstream || echo upstream draco); do
-  [[ -z $ONLY || $ONLY == "$s" ]] && "run_$s"
+upstream_result="" draco_result="" draco_kcm_result=""
+draco_sides=draco
+[[ $LIFECYCLE == upstream ]] && draco_sides=draco_kcm
+[[ $LIFECYCLE == both ]] && draco_sides="draco draco_kcm"
+for s in $( [[ $ORDER == draco-first ]] && echo $draco_sides upstream || echo upstream $draco_sides); do
+  [[ -z $ONLY || $ONLY == "$s" || ($ONLY == draco && $s == draco_kcm) ]] && "run_$s"
 done
 
 field() { sed -n "s/.*\"$2\":\([0-9.e+-]*\).*/\1/p" <<<"$1"; }
@@ -286,7 +350,7 @@ echo
 cost_table() {
   printf '%-9s %10s %13s %12s %13s %13s %14s\n' side writes/pod apiserver_ms own_cpu_ms sched_cpu_ms own_rss_MiB sched_rss_MiB
   local s r
-  for s in upstream draco; do
+  for s in upstream draco draco_kcm; do
     r=${s}_result; r=${!r}
     [[ -n $r ]] || continue
     printf '%-9s %10.2f %13.2f %12.2f %13.2f %13.0f %14.0f\n' "$s" "$(field "$r" api_writes_per_pod)" \
@@ -295,7 +359,7 @@ cost_table() {
       "$(awk -v k="$(field "$r" scheduler_rss_kb)" 'BEGIN{print k/1024}')"
   done
   echo "(own = draco, or upstream's resourceclaim kube-controller-manager; CPU per pod in ms; own RSS is the peak)"
-  for side_name in upstream draco; do
+  for side_name in upstream draco draco_kcm; do
     r=${side_name}_result
     [[ $MODE == steady && -n ${!r} && ${!r} == *own_rss_warm_kb* ]] || continue
     printf '%-9s RSS MiB after 60 s -> at the end: own %s -> %s, kube-scheduler %s -> %s\n' "$side_name" \
@@ -308,7 +372,7 @@ cost_table() {
 if [[ $MODE == steady ]]; then
   echo "== results: steady state, $RATE pods/s for ${DURATION}s ($PODS pods), $NODES nodes x $DEVICES devices, qps $QPS"
   printf '%-9s %7s %8s %10s %10s %10s %10s %13s\n' side bound pods/s bound_p50 bound_p90 bound_p99 bound_max ungated_p50
-  for s in upstream draco; do
+  for s in upstream draco draco_kcm; do
     r=${s}_result; r=${!r}
     [[ -n $r ]] || continue
     printf '%-9s %7d %8.1f %8.0fms %8.0fms %8.0fms %8.0fms %11.0fms\n' "$s" "$(field "$r" bound)" \
@@ -320,7 +384,7 @@ if [[ $MODE == steady ]]; then
 fi
 echo "== results ($PODS pods, $NODES nodes x $DEVICES devices, qps $QPS; write ceiling $(printf %.0f "$wps") writes/s => $(awk -v w="$wps" -v k=$WRITES_PER_POD 'BEGIN{printf "%.1f", w/k}') pods/s at $WRITES_PER_POD writes/pod)"
 printf '%-9s %8s %8s %9s %9s %9s %10s %10s %8s %9s %11s\n' side seconds pods/s alloc_p50 alloc_p90 alloc_p99 bound_p50 bound_p99 ceiling% writes/pod write_rate%
-for s in upstream draco; do
+for s in upstream draco draco_kcm; do
   r=${s}_result; r=${!r}
   [[ -n $r ]] || continue
   pps=$(field "$r" pods_per_second)
@@ -331,9 +395,15 @@ for s in upstream draco; do
     "$(field "$r" api_writes_per_pod)" \
     "$(awk -v a="$(field "$r" api_writes_per_second)" -v w="$wps" 'BEGIN{printf "%.0f", 100*a/w}')"
 done
-for s in upstream draco; do
+for s in upstream draco draco_kcm; do
   r=${s}_result; r=${!r}
   [[ -n $r ]] && echo "$s: devices allocated to two live claims at once (seen by the driver's watch): $(field "$r" api_double_allocations)"
 done
 cost_table
-[[ -f $WORK/draco-metrics.txt ]] && grep -E 'double_allocated|allocation_attempts' "$WORK/draco-metrics.txt" || true
+for s in upstream draco draco_kcm; do
+  r=${s}_result; r=${!r}
+  [[ -n $r ]] && echo "$s: claims created $(field "$r" claims_created) for $PODS pod claim entries, claims left after the pods finished $(field "$r" claims_left)$( [[ $s != upstream ]] && echo ", devices in two claims at the end (draco's audit) $(field "$r" double_allocated_devices_end)")"
+done
+for s in draco draco_kcm; do
+  [[ -f $WORK/$s-metrics.txt ]] && { echo "$s:"; grep -E 'double_allocated|allocation_attempts|claim_lifecycle_owner' "$WORK/$s-metrics.txt"; } || true
+done
