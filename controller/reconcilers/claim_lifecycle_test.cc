@@ -8,6 +8,7 @@
 #include "controller/reconcilers/controller.h"
 #include "controller/reconcilers/lifecycle_probe.h"
 #include "controller/reconcilers/testing_fakes.h"
+#include "controller/reconcilers/testing_groups.h"
 #include "controller/reconcilers/testing_objects.h"
 
 namespace draco::reconcilers {
@@ -371,6 +372,28 @@ TEST_F(LifecycleControllerTest, WhenNoProbeCanRunALongWaitingPodStandsInForIt) {
   EXPECT_EQ(auto_lc.Owner(), LifecycleOwner::kDraco);
   ASSERT_TRUE(ctrl.SyncPod("ns", "train").ok());
   EXPECT_EQ(writer.claims.size(), 1u);
+}
+
+TEST_F(LifecycleControllerTest, AGroupMemberWaitsForItsOwnClaimThenTheGroupGoes) {
+  // Two members; upstream has created and recorded the first one's claim only.
+  api::Pod a = AddPod(testing::GroupMember("a", "g", 2));
+  api::Pod b = AddPod(testing::GroupMember("b", "g", 2));
+  writer.claims.clear();
+  UpstreamCreates(a);
+  auto r = ctrl.SyncPod("ns", "b");  // its own claim is missing: it waits, nothing allocated
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(allocator.calls, 0);
+  r = ctrl.SyncPod("ns", "a");  // the other member's claim is missing: the group waits
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(allocator.calls, 0);
+  api::ResourceClaim cb = UpstreamClaim(b, FormatTimestamp(clock.WallNow()), "bbbbb");
+  writer.claims["ns/" + cb.metadata.name] = cb;
+  writer.pods.at("ns/b").status.resource_claim_statuses = {{"gpu", cb.metadata.name, {}}};
+  Sync();
+  ASSERT_TRUE(ctrl.SyncPod("ns", "b").ok());
+  EXPECT_TRUE(writer.pods.at("ns/a").spec.scheduling_gates.empty());
+  EXPECT_TRUE(writer.pods.at("ns/b").spec.scheduling_gates.empty());
+  EXPECT_EQ(writer.Count("create"), 0);
 }
 
 TEST_F(LifecycleControllerTest, ProbePodsAreNotDracosToServe) {

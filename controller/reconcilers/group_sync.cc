@@ -56,6 +56,12 @@ std::optional<group::GroupRef> Controller::GroupOfPod(const api::Pod& pod) const
 
 StatusOr<Result> Controller::SyncGroupMember(const api::Pod& pod, const PodClaims& pc,
                                              const group::GroupRef& g) {
+  if (!pc.missing.empty()) {
+    // The pod's own claims first: one upstream's controller has yet to create, or a user's claim
+    // that does not exist yet (their creation brings the pod back).
+    std::vector<ClaimPtr> allocated, to_allocate;
+    if (auto wait = NotReadyToAllocate(pod, pc, allocated, to_allocate)) return *wait;
+  }
   std::vector<PodPtr> members = cache_.GroupMembers(g.key);
   std::vector<PodPtr> gated;
   size_t released = 0;
@@ -206,6 +212,7 @@ bool Controller::ResolveGroupMembers(const api::Pod& pod, const PodClaims& pc,
     GroupMember& m = members[i];
     m.pod = gated[i];
     if (m.pod->metadata.uid == pod.metadata.uid) {
+      if (!pc.missing.empty()) return false;  // SyncGroupMember waits for them
       m.claims = pc;
     } else {
       if (options_.extended_resources) {
