@@ -337,10 +337,14 @@ TEST_F(LifecycleControllerTest, ADuplicateClaimOfALifecycleChangeIsDeletedAfterI
   EXPECT_EQ(writer.claims.count("ns/" + used), 1u);
   ASSERT_FALSE(events.events.empty());
   EXPECT_EQ(events.events.back().reason, "DuplicateClaimDeleted");
-  // The claim the pod uses is never a duplicate.
+  // The claim the pod uses is never a duplicate, and an unallocated second claim is left to the
+  // garbage collector.
+  api::ResourceClaim idle = UpstreamClaim(pod, FormatTimestamp(clock.WallNow() - 1h), "idle0");
+  writer.claims["ns/" + idle.metadata.name] = idle;
   Sync();
   writer.calls.clear();
   ASSERT_TRUE(ctrl.SyncClaim("ns", used).ok());
+  ASSERT_TRUE(ctrl.SyncClaim("ns", idle.metadata.name).ok());
   EXPECT_TRUE(writer.calls.empty());
 }
 

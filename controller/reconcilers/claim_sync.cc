@@ -149,13 +149,19 @@ std::optional<StatusOr<Result>> Controller::DeleteClaimOfFinishedOwner(
 }
 
 std::optional<StatusOr<Result>> Controller::DeleteDuplicateClaim(const api::ResourceClaim& claim) {
-  if (!claim.status.reserved_for.empty() || claim.metadata.deletion_timestamp) return std::nullopt;
+  // Only one that holds devices matters (an unallocated one is left to the garbage collector, as
+  // upstream does), and only while its pod may still run (a finished pod's claims are the
+  // lifecycle owner's to delete; upstream's controller even re-creates them).
+  if (!claim.status.allocation || !claim.status.reserved_for.empty() ||
+      claim.metadata.deletion_timestamp) {
+    return std::nullopt;
+  }
   const std::string uid = OwnerPodUid(claim);
   auto entry = claim.metadata.annotations.find(std::string(kPodClaimNameAnnotation));
   if (uid.empty() || entry == claim.metadata.annotations.end()) return std::nullopt;
   const std::string& ns = claim.metadata.namespace_;
   PodPtr pod = cache_.GetPod(ns, OwnerPodName(claim));
-  if (!pod || pod->metadata.uid != uid) return std::nullopt;
+  if (!pod || pod->metadata.uid != uid || IsPodDone(*pod)) return std::nullopt;
   std::optional<std::string> recorded;
   for (const auto& st : pod->status.resource_claim_statuses) {
     if (st.name == entry->second) recorded = st.resource_claim_name;

@@ -314,11 +314,11 @@ class Controller {
   StatusOr<Reservations> CheckReservations(const api::ResourceClaim& claim);
   // a generated claim of a finished, deleted or replaced owner is deleted (a result), else nullopt;
   std::optional<StatusOr<Result>> DeleteClaimOfFinishedOwner(const api::ResourceClaim& claim);
-  // A generated claim its pod does not use, because the pod's status records another claim of
-  // the pod's for the same entry (two controllers each created one while the claim lifecycle
-  // changed hands), is deleted, finalizer first, once it is kDuplicateGrace old and if nobody
-  // reserved it (a result); else nullopt. Upstream leaves such claims to the garbage collector,
-  // with their devices, until the pod goes.
+  // An allocated generated claim its pod, not done, does not use, because the pod's status
+  // records another claim of the pod's for the same entry (two controllers each created one while
+  // the claim lifecycle changed hands, and draco allocated its own), is deleted, finalizer first,
+  // once it is kDuplicateGrace old and if nobody reserved it (a result); else nullopt. Upstream
+  // leaves such claims to the garbage collector, with their devices, until the pod goes.
   std::optional<StatusOr<Result>> DeleteDuplicateClaim(const api::ResourceClaim& claim);
   // the gone entries are dropped (deallocating when none is left), the finalizer removed when the
   // claim is unallocated; returns the claim as written;

@@ -11,9 +11,10 @@
 #      kube-controller-manager of step 3 (as on a managed control plane): upstream's controller
 #      creates, records, releases and deletes the claims, draco (--claim-lifecycle auto, which
 #      must detect it) gates and allocates.
-# Per side also: claims created (POSTs at the API server: exactly one per pod claim entry
-# expected), claims left 120 s after the last pod finished (0 expected) and, for draco sides,
-# devices in two claims at the end (draco's audit) and the claim lifecycle owner draco chose.
+# Per side also: claims seen for each pod before it was bound (exactly one per pod claim entry
+# expected), ResourceClaim POSTs at the API server, claims 30 s after every pod finished,
+# claims left once the pods were deleted (0 expected) and, for draco sides, devices in two claims
+# at the end (draco's audit) and the claim lifecycle owner draco chose.
 # In 3 and 4 the driver plays the kubelet: a bound pod succeeds at once, releasing its device, so
 # 2000 pods flow through 200x8 = 1600 devices (claims are deallocated and deleted on the way).
 # Reported per side: seconds until every pod was bound, pods/s, claim-allocation latency
@@ -253,13 +254,21 @@ side() {
       -timeout "$RUN_TIMEOUT"
   fi
   kill "$sampler" 2>/dev/null; wait "$sampler" 2>/dev/null || true
-  # Every pod finished: its generated claim must go (released and deleted by the lifecycle owner).
-  local left t=0
+  # Every pod finished (Succeeded): claims still there after 30 s (upstream's controller
+  # re-creates the generated claim of a finished pod that it deleted, as long as the pod exists:
+  # pkg/controller/resourceclaim syncPod checks only deletionTimestamp). Then the pods go, as a
+  # Job's TTL would delete them: every claim must follow (released and deleted by the lifecycle
+  # owner, or by the garbage collector).
+  sleep 30
+  local finished left t=0 created
+  created=$(($(claim_creates) - c0))
+  finished=$(kubectl get resourceclaims -n "$ns" --no-headers 2>/dev/null | wc -l)
+  kubectl delete pods -n "$ns" --all --wait=false >/dev/null 2>&1 || true
   while left=$(kubectl get resourceclaims -n "$ns" --no-headers 2>/dev/null | wc -l); ((left > 0 && t < 120)); do
     sleep 2; t=$((t + 2))
   done
   r=$(cat "$WORK/$name.json")
-  r=$(sed "s/}\$/,\"claims_created\":$(($(claim_creates) - c0)),\"claims_left\":$left}/" <<<"$r")
+  r=$(sed "s/}\$/,\"claims_created\":$created,\"claims_with_pods_finished\":$finished,\"claims_left\":$left}/" <<<"$r")
   # Writes the API server served during this side, per pod and per second of the run.
   local secs; secs=$(sed -n 's/.*"seconds":\([0-9.e+-]*\).*/\1/p' <<<"$r")
   r=$(sed "s/}\$/,\"api_writes\":$M_WRITES,\"api_writes_per_pod\":$(awk -v w="$M_WRITES" -v p="$PODS" 'BEGIN{printf "%.2f", w/p}'),\"api_writes_per_second\":$(awk -v w="$M_WRITES" -v s="$secs" 'BEGIN{printf "%.1f", w/s}')}/" <<<"$r")
@@ -402,7 +411,7 @@ done
 cost_table
 for s in upstream draco draco_kcm; do
   r=${s}_result; r=${!r}
-  [[ -n $r ]] && echo "$s: claims created $(field "$r" claims_created) for $PODS pod claim entries, claims left after the pods finished $(field "$r" claims_left)$( [[ $s != upstream ]] && echo ", devices in two claims at the end (draco's audit) $(field "$r" double_allocated_devices_end)")"
+  [[ -n $r ]] && echo "$s: claims seen before their pod was bound $(field "$r" claims_before_bound) for $PODS pod claim entries ($(field "$r" pods_with_two_claims) pods with two), claim creates at the API server $(field "$r" claims_created), claims 30 s after every pod finished $(field "$r" claims_with_pods_finished), claims left once the pods were deleted $(field "$r" claims_left)$( [[ $s != upstream ]] && echo ", devices in two claims at the end (draco's audit) $(field "$r" double_allocated_devices_end)")"
 done
 for s in draco draco_kcm; do
   [[ -f $WORK/$s-metrics.txt ]] && { echo "$s:"; grep -E 'double_allocated|allocation_attempts|claim_lifecycle_owner' "$WORK/$s-metrics.txt"; } || true

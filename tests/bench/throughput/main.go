@@ -277,6 +277,9 @@ type tracker struct {
 	holder       map[string]string   // driver/pool/device -> claim holding it
 	claimDevs    map[string][]string // claim -> devices it holds
 	doubles      int
+	// pod name -> the generated claims (controller owner) seen for it before it was bound: more
+	// than one means two controllers made one each.
+	ownerClaims map[string]map[string]bool
 }
 
 // release forgets the devices `claim` held. t.mu must be held.
@@ -296,7 +299,8 @@ func run(cs *kubernetes.Clientset, ns string, pods int, gate bool, conc int, tim
 	t := &tracker{podCreated: map[string]time.Time{}, podBound: map[string]time.Time{}, claimSeen: map[string]time.Time{},
 		claimAlloc: map[string]time.Time{}, ungated: map[string]time.Time{}, podClaim: map[string]string{},
 		holder: map[string]string{}, claimDevs: map[string][]string{},
-		completed: map[string]bool{}, completeChan: make(chan *corev1.Pod, pods)}
+		completed: map[string]bool{}, completeChan: make(chan *corev1.Pod, pods),
+		ownerClaims: map[string]map[string]bool{}}
 	factory := informers.NewSharedInformerFactoryWithOptions(cs, 0, informers.WithNamespace(ns))
 	onPod := func(obj any) {
 		p, ok := obj.(*corev1.Pod)
@@ -343,6 +347,17 @@ func run(cs *kubernetes.Clientset, ns string, pods int, gate bool, conc int, tim
 		t.mu.Lock()
 		if _, seen := t.claimSeen[c.Name]; !seen {
 			t.claimSeen[c.Name] = now
+		}
+		for _, o := range c.OwnerReferences {
+			if o.Kind != "Pod" || o.Controller == nil || !*o.Controller {
+				continue
+			}
+			if _, bound := t.podBound[o.Name]; !bound {
+				if t.ownerClaims[o.Name] == nil {
+					t.ownerClaims[o.Name] = map[string]bool{}
+				}
+				t.ownerClaims[o.Name][c.Name] = true
+			}
 		}
 		if _, seen := t.claimAlloc[c.Name]; !seen && c.Status.Allocation != nil {
 			t.claimAlloc[c.Name] = now
@@ -449,6 +464,13 @@ func run(cs *kubernetes.Clientset, ns string, pods int, gate bool, conc int, tim
 	}
 	bound := len(t.podBound)
 	doubles := t.doubles
+	extra, claimsBeforeBound := 0, 0
+	for _, set := range t.ownerClaims {
+		claimsBeforeBound += len(set)
+		if len(set) > 1 {
+			extra++
+		}
+	}
 	t.mu.Unlock()
 	out, _ := json.Marshal(map[string]any{
 		"stage_claim_created_ms_p50": percentile(sCreate, 0.5), "stage_claim_allocated_ms_p50": percentile(sAlloc, 0.5),
@@ -459,6 +481,7 @@ func run(cs *kubernetes.Clientset, ns string, pods int, gate bool, conc int, tim
 		"claim_alloc_ms_p99": percentile(claimLat, 0.99), "claims_measured": len(claimLat),
 		"pod_bound_ms_p50": percentile(podLat, 0.5), "pod_bound_ms_p99": percentile(podLat, 0.99),
 		"api_double_allocations": doubles,
+		"claims_before_bound":    claimsBeforeBound, "pods_with_two_claims": extra,
 	})
 	fmt.Println(string(out))
 }
