@@ -75,6 +75,8 @@ bool ClusterCache::WaitsForSchedulerLocked(const api::Pod& p) const {
   for (const auto& pc : p.spec.resource_claims) {
     auto r = ResolveClaimName(p, pc);
     if (r.ok() && r->name && unallocated(*r->name)) return true;
+    // A template claim not created yet: kube-scheduler allocates it as soon as it exists.
+    if (r.ok() && r->not_created_yet) return true;
   }
   std::string ext = api::ExtendedResourceClaimName(p);
   return ext.empty() ? AsksDraExtendedResources(p) : unallocated(ext);

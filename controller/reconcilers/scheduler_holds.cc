@@ -28,7 +28,19 @@ std::vector<WaitingPod> WaitingForScheduler(const ClusterCache& cache,
     WaitingPod w{pod, {}, {}};
     for (const auto& pc : pod->spec.resource_claims) {
       auto r = ResolveClaimName(*pod, pc);
-      // A template claim not created yet: the scheduler waits for it (PreFilter), nothing to hold.
+      if (r.ok() && r->not_created_yet && pc.resource_claim_template_name) {
+        // A template claim not created yet: the scheduler waits for it (PreFilter) and allocates
+        // it the moment it exists, from a cache that may not show draco's newest allocations
+        // yet; so it holds now, as the claim its template gives (a burst of pods whose claims are
+        // created while draco allocates gated ones, e.g. once the claim lifecycle is decided).
+        TemplatePtr t =
+            cache.GetTemplate(pod->metadata.namespace_, *pc.resource_claim_template_name);
+        if (!t) continue;
+        auto planned = std::make_shared<api::ResourceClaim>(ClaimFromTemplate(*pod, pc, *t, false));
+        planned->metadata.uid = "planned/" + pod->metadata.uid + "/" + pc.name;
+        add(w, std::move(planned));
+        continue;
+      }
       if (!r.ok() || !r->name) continue;
       ClaimPtr c = cache.GetClaim(pod->metadata.namespace_, *r->name);
       if (c && !c->metadata.deletion_timestamp) add(w, std::move(c));

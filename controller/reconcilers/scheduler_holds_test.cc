@@ -161,6 +161,21 @@ TEST_F(SchedulerHoldsTest, NothingHeldForAllocatedBoundGatedOrUnplaceablePods) {
   EXPECT_EQ(DescribeHolds(h), "");
 }
 
+TEST_F(SchedulerHoldsTest, ATemplateClaimNotCreatedYetHoldsAsItsTemplateGives) {
+  // The scheduler allocates the claim the moment it exists (created by draco or upstream's
+  // controller), possibly from a cache behind draco's writes: it holds before that.
+  api::ResourceClaimTemplate t = testing::GpuTemplate("gpu");
+  cache.UpsertTemplate(std::make_shared<const api::ResourceClaimTemplate>(t));
+  api::Pod p = testing::GatedPod("early");
+  p.spec.scheduling_gates.clear();
+  Store(p);
+  SchedulerHolds h = Compute();
+  EXPECT_EQ(h.devices, static_cast<size_t>(2 * kRoundsPerNode)) << DescribeHolds(h);
+  // Without the template nothing can be planned: nothing held.
+  cache.DeleteTemplate("ns", "tmpl");
+  EXPECT_TRUE(Compute().claims.empty());
+}
+
 TEST_F(SchedulerHoldsTest, DracoNeverAllocatesAHeldDeviceAndGetsItBackWhenThePodIsPlaced) {
   SnapshotAllocator allocator(cache, Config());
   Store(Claim("theirs"));

@@ -133,12 +133,14 @@ metadata: {name: draco, namespace: $NS}
 spec: {holderIdentity: rbac-test, leaseDurationSeconds: 15}
 YAML
 sa get lease -n "$NS" draco >/dev/null || fail "get the Lease"
-sa patch lease -n "$NS" draco --type=merge -p '{"spec":{"holderIdentity":"rbac-test-2"}}' >/dev/null 2>&1 \
-  && fail "patch of the Lease is allowed but draco only needs update"
+# The leader records the claim lifecycle's owner in the Lease's annotations (a merge patch).
+sa patch lease -n "$NS" draco --type=merge \
+  -p '{"metadata":{"annotations":{"draco.dev/claim-lifecycle":"draco"}}}' >/dev/null ||
+  fail "patch the Lease's annotations (the claim lifecycle record)"
 lease=$(sa get lease -n "$NS" draco -o json | sed 's/"rbac-test"/"rbac-test-2"/')
 sa replace -f - <<<"$lease" >/dev/null || fail "update the Lease"
 k delete lease -n "$NS" draco >/dev/null
-pass "the ServiceAccount creates, gets and updates (not patches) its Lease"
+pass "the ServiceAccount creates, gets, updates and patches (annotations) its Lease"
 
 if find_draco; then
   hp=$((20000 + RANDOM % 10000)); mp=$((hp + 1))

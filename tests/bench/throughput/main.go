@@ -273,6 +273,7 @@ type tracker struct {
 	podClaim     map[string]string    // pod name -> generated claim name
 	completed    map[string]bool
 	boundCount   atomic.Int64
+	finishing    atomic.Int64 // bound pods queued to finish whose patch is not done yet
 	completeChan chan *corev1.Pod
 	holder       map[string]string   // driver/pool/device -> claim holding it
 	claimDevs    map[string][]string // claim -> devices it holds
@@ -333,6 +334,7 @@ func run(cs *kubernetes.Clientset, ns string, pods int, gate bool, conc int, tim
 		}
 		t.mu.Unlock()
 		if !done && p.Status.Phase != corev1.PodSucceeded {
+			t.finishing.Add(1)
 			t.completeChan <- p
 		}
 	}
@@ -402,6 +404,7 @@ func run(cs *kubernetes.Clientset, ns string, pods int, gate bool, conc int, tim
 			for p := range t.completeChan {
 				patch := []byte(`{"status":{"phase":"Succeeded"}}`)
 				_, _ = cs.CoreV1().Pods(ns).Patch(ctx, p.Name, types.MergePatchType, patch, metav1.PatchOptions{}, "status")
+				t.finishing.Add(-1)
 			}
 		}()
 	}
@@ -430,6 +433,10 @@ func run(cs *kubernetes.Clientset, ns string, pods int, gate bool, conc int, tim
 		time.Sleep(20 * time.Millisecond)
 	}
 	total := time.Since(start).Seconds()
+	// The last pods bound finish too (their claims must be released), before the "kubelet" stops.
+	for drain := time.Now().Add(30 * time.Second); t.finishing.Load() > 0 && time.Now().Before(drain); {
+		time.Sleep(20 * time.Millisecond)
+	}
 	t.mu.Lock()
 	var claimLat, podLat []float64
 	for name, a := range t.claimAlloc {
