@@ -400,6 +400,17 @@ TEST_F(LifecycleControllerTest, AGroupMemberWaitsForItsOwnClaimThenTheGroupGoes)
   EXPECT_EQ(writer.Count("create"), 0);
 }
 
+TEST_F(LifecycleControllerTest, ADecisionRequeuesTheMembersPodGroups) {
+  ControllerOptions o = Options();
+  o.workload_claims = true;
+  Controller groups{cache, writer, allocator, events, queue, clock, nullptr, o};
+  api::Pod p = GatedPod("m");
+  p.spec.scheduling_group = api::PodSchedulingGroup{"pg", {}};
+  AddPod(p);
+  groups.EnqueueAll();  // what a claim lifecycle decision runs
+  EXPECT_TRUE(queue.added.count("podgroup:ns/pg"));
+}
+
 TEST_F(LifecycleControllerTest, ProbePodsAreNotDracosToServe) {
   api::Pod p = probe.ProbePod();
   p.metadata.name = "draco-lifecycle-probe-1";

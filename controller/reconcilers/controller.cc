@@ -213,6 +213,11 @@ size_t Controller::ParkedCount() const {
 
 void Controller::EnqueueAll() {
   for (const auto& p : cache_.Pods()) {
+    // PodGroups with claims are synced through their members' groups (after a claim lifecycle
+    // decision, too: an undecided term created none).
+    if (std::string g = PodGroupNameOf(*p); options_.workload_claims && !g.empty()) {
+      queue_.Add(QueueKey("podgroup", p->metadata.namespace_, g));
+    }
     if (!PodConsumesClaims(*p)) continue;
     OnPod(nullptr, p);
   }
