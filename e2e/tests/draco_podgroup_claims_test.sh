@@ -56,10 +56,11 @@ YAML
 pass "created a PodGroup with a claim template and 3 gated members"
 
 group_claim() { k get podgroup -n $NS train -o jsonpath='{.status.resourceClaimStatuses[?(@.name=="dev")].resourceClaimName}'; }
-eventually 60 "the PodGroup's status records its claim" test -n "$(group_claim)"
+group_claim_recorded() { [[ -n $(group_claim) ]]; }  # evaluated on every try
+eventually 60 "the PodGroup's status records its claim" group_claim_recorded
 claim=$(group_claim)
 for p in train-0 train-1 train-2; do
-  eventually 60 "$p is bound" test -n "$(k get pod -n $NS $p -o jsonpath='{.spec.nodeName}')"
+  eventually 60 "$p is bound" bash -c "[[ -n \$(kubectl get pod -n $NS $p -o jsonpath='{.spec.nodeName}') ]]"
 done
 claims=$(k get resourceclaims -n $NS -o name)
 [[ $claims == "resourceclaim.resource.k8s.io/$claim" ]] || fail "want exactly the group's claim, got: $claims"
