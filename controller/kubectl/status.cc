@@ -1,5 +1,7 @@
 #include "controller/kubectl/status.h"
 
+#include <array>
+
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
@@ -55,13 +57,13 @@ int RunStatus(k8s::RestClient& client, const std::string& lease_name, const std:
     w.StartArray();
     for (const auto& s : found) {
       w.StartObject();
-      const std::pair<const char*, const std::string*> fields[] = {
-          {"lease", &s.lease},
-          {"leader", &s.holder},
-          {"renewTime", &s.renewed},
-          {"claimLifecycle", &s.owner},
-          {"claimLifecycleReason", &s.reason},
-          {"claimLifecycleSince", &s.since}};
+      const std::array<std::pair<const char*, const std::string*>, 6> fields = {
+          {{"lease", &s.lease},
+           {"leader", &s.holder},
+           {"renewTime", &s.renewed},
+           {"claimLifecycle", &s.owner},
+           {"claimLifecycleReason", &s.reason},
+           {"claimLifecycleSince", &s.since}}};
       for (const auto& [k, v] : fields) {
         w.Key(k);
         w.String(v->c_str());

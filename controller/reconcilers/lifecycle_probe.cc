@@ -92,17 +92,17 @@ Status LifecycleProbe::Start() {
   if (!template_ready_) {
     auto t = writer_.CreateClaimTemplate(ProbeTemplate());
     if (!t.ok() && !k8s::IsAlreadyExists(t)) {
-      return Status(t.code(), "claim lifecycle probe: cannot create ResourceClaimTemplate " +
-                                  options_.namespace_ + "/" + std::string(kProbeTemplate) + ": " +
-                                  t.message());
+      return {t.code(), "claim lifecycle probe: cannot create ResourceClaimTemplate " +
+                            options_.namespace_ + "/" + std::string(kProbeTemplate) + ": " +
+                            t.message()};
     }
     template_ready_ = true;
   }
   auto pod = writer_.CreatePod(ProbePod());
   if (!pod.ok()) {
     if (k8s::IsNotFound(pod.status())) template_ready_ = false;  // the namespace went?
-    return Status(pod.status().code(), "claim lifecycle probe: cannot create the probe pod in " +
-                                           options_.namespace_ + ": " + pod.status().message());
+    return {pod.status().code(), "claim lifecycle probe: cannot create the probe pod in " +
+                                     options_.namespace_ + ": " + pod.status().message()};
   }
   running_ = true;
   failures_ = 0;
