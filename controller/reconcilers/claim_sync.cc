@@ -116,10 +116,23 @@ StatusOr<Controller::Reservations> Controller::CheckReservations(const api::Reso
   return out;
 }
 
-std::optional<StatusOr<Result>> Controller::DeleteClaimOfFinishedOwner(
-    const api::ResourceClaim& claim) {
+Status Controller::DeleteWithoutFinalizer(const api::ResourceClaim& claim) {
   const std::string& ns = claim.metadata.namespace_;
   const std::string& name = claim.metadata.name;
+  if (HasFinalizer(claim.metadata, kDeleteProtectionFinalizer)) {
+    auto u = RemoveFinalizer(claim);
+    if (!u.ok()) {
+      if (k8s::IsNotFound(u.status())) return OkStatus();
+      return WriteError(u.status(), "remove finalizer of " + ns + "/" + name);
+    }
+  }
+  Status st = writer_.DeleteClaim(ns, name, claim.metadata.uid);
+  if (!st.ok() && !k8s::IsNotFound(st)) return WriteError(st, "delete claim " + name);
+  return OkStatus();
+}
+
+std::optional<StatusOr<Result>> Controller::DeleteClaimOfFinishedOwner(
+    const api::ResourceClaim& claim) {
   // A generated claim whose pod is finished, deleted or replaced is deleted anyway: drop the
   // finalizer and delete it (2 writes) instead of deallocating first (3 writes, upstream's
   // order). The devices are free once the object is gone, and the pod is done, so nothing can
@@ -127,17 +140,7 @@ std::optional<StatusOr<Result>> Controller::DeleteClaimOfFinishedOwner(
   std::string owner_uid = OwnerPodUid(claim);
   if ((!owner_uid.empty() && (IsDeletedPod(owner_uid) || OwnerPodDone(claim))) ||
       OwnerPodGroupGone(claim)) {
-    if (HasFinalizer(claim.metadata, kDeleteProtectionFinalizer)) {
-      auto u = RemoveFinalizer(claim);
-      if (!u.ok()) {
-        if (k8s::IsNotFound(u.status())) return StatusOr<Result>(Result{});
-        return StatusOr<Result>(WriteError(u.status(), "remove finalizer of " + ns + "/" + name));
-      }
-    }
-    Status st = writer_.DeleteClaim(ns, name, claim.metadata.uid);
-    if (!st.ok() && !k8s::IsNotFound(st)) {
-      return StatusOr<Result>(WriteError(st, "delete claim " + name));
-    }
+    if (Status st = DeleteWithoutFinalizer(claim); !st.ok()) return StatusOr<Result>(st);
     // Gone unless another finalizer holds it: then later events still deserve a sync.
     if (std::ranges::all_of(claim.metadata.finalizers,
                             [](const std::string& f) { return f == kDeleteProtectionFinalizer; })) {
@@ -175,17 +178,7 @@ std::optional<StatusOr<Result>> Controller::DeleteDuplicateClaim(const api::Reso
   }
   spdlog::info("claim {}/{}: pod {} uses {} for its claim {}; deleting this duplicate", ns,
                claim.metadata.name, pod->metadata.name, *recorded, entry->second);
-  if (HasFinalizer(claim.metadata, kDeleteProtectionFinalizer)) {
-    auto u = RemoveFinalizer(claim);
-    if (!u.ok()) {
-      if (k8s::IsNotFound(u.status())) return StatusOr<Result>(Result{});
-      return StatusOr<Result>(WriteError(u.status(), "remove finalizer of " + claim.metadata.name));
-    }
-  }
-  Status st = writer_.DeleteClaim(ns, claim.metadata.name, claim.metadata.uid);
-  if (!st.ok() && !k8s::IsNotFound(st)) {
-    return StatusOr<Result>(WriteError(st, "delete duplicate claim " + claim.metadata.name));
-  }
+  if (Status st = DeleteWithoutFinalizer(claim); !st.ok()) return StatusOr<Result>(st);
   events_.Record(PodTarget(*pod), "Normal", "DuplicateClaimDeleted",
                  "ResourceClaim " + claim.metadata.name + " was a second claim for pod claim " +
                      entry->second + " (the pod uses " + *recorded + "); deleted");

@@ -129,9 +129,9 @@ void Controller::OnPod(const PodPtr& old, const PodPtr& now) {
 void Controller::EnqueueDuplicateClaims(const api::Pod& pod) {
   // More claims than entries recorded in the status (the KEP-5004 claim counts as one): some
   // may be duplicates of a claim lifecycle change (DeleteDuplicateClaim decides).
+  if (pod.status.resource_claim_statuses.empty()) return;
   size_t expected =
       pod.status.resource_claim_statuses.size() + (ExtendedClaimName(pod).empty() ? 0 : 1);
-  if (pod.status.resource_claim_statuses.empty()) return;
   auto owned = cache_.ClaimsOwnedByPod(pod.metadata.uid);
   if (owned.size() <= expected) return;
   for (const auto& c : owned) {

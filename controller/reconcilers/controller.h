@@ -329,6 +329,9 @@ class Controller {
   StatusOr<Result> FinishDeletedClaim(const api::ResourceClaim& claim);
   // PUT without the delete-protection finalizer; the result is assumed into the cache.
   StatusOr<ClaimPtr> RemoveFinalizer(const api::ResourceClaim& claim);
+  // Removes the builtin finalizer (if set), then DELETEs the claim with a UID precondition; a
+  // claim already gone counts as deleted. Write errors as WriteError.
+  Status DeleteWithoutFinalizer(const api::ResourceClaim& claim);
   // Writes finalizer + allocation (+ reservation) for `claims`; returns updated claims.
   // `reserve`: empty, or per claim the consumer to add to reservedFor (nullopt: none).
   Status WriteAllocations(

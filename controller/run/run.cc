@@ -201,6 +201,16 @@ Status SetFlag(Flags& f, const std::string& name, const std::string& v, const st
     out = *b;
     return OkStatus();
   };
+  // A Go duration of at least one second.
+  auto set_duration_1s = [&](std::chrono::milliseconds& out) {
+    auto d = ParseDuration(v);
+    if (!d.ok()) return d.status().WithPrefix("--" + name);
+    if (*d < std::chrono::seconds(1)) {
+      return InvalidArgumentError("--" + name + " must be at least 1s");
+    }
+    out = *d;
+    return OkStatus();
+  };
   if (name == "kubeconfig") {
     f.kubeconfig = v;
   } else if (name == "context") {
@@ -225,30 +235,17 @@ Status SetFlag(Flags& f, const std::string& name, const std::string& v, const st
      : name == "leader-elect-renew-deadline" ? f.leader_elect_renew_deadline
                                              : f.leader_elect_retry_period) = *d;
   } else if (name == "binding-timeout") {
-    auto d = ParseDuration(v);
-    if (!d.ok()) return d.status().WithPrefix("--" + name);
-    if (*d < std::chrono::seconds(1)) {
-      return InvalidArgumentError("--binding-timeout must be at least 1s");
-    }
-    f.binding_timeout = *d;
+    st = set_duration_1s(f.binding_timeout);
   } else if (name == "claim-lifecycle") {
     auto m = reconcilers::ParseLifecycleMode(v);
     if (!m.ok()) return m.status().WithPrefix("--claim-lifecycle");
     f.claim_lifecycle = v;
   } else if (name == "claim-lifecycle-probe-interval") {
-    auto d = ParseDuration(v);
-    if (!d.ok()) return d.status().WithPrefix("--" + name);
-    if (*d < std::chrono::seconds(1)) {
-      return InvalidArgumentError("--claim-lifecycle-probe-interval must be at least 1s");
-    }
-    f.claim_lifecycle_probe_interval = *d;
-  } else if (name == "group-reserve-after" || name == "group-reserve-max") {
-    auto d = ParseDuration(v);
-    if (!d.ok()) return d.status().WithPrefix("--" + name);
-    if (*d < std::chrono::seconds(1)) {
-      return InvalidArgumentError("--" + name + " must be at least 1s");
-    }
-    (name == "group-reserve-after" ? f.group_reserve_after : f.group_reserve_max) = *d;
+    st = set_duration_1s(f.claim_lifecycle_probe_interval);
+  } else if (name == "group-reserve-after") {
+    st = set_duration_1s(f.group_reserve_after);
+  } else if (name == "group-reserve-max") {
+    st = set_duration_1s(f.group_reserve_max);
   } else if (name == "metrics-bind-address") {
     f.metrics_bind_address = v;
   } else if (name == "health-probe-bind-address") {
