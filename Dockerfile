@@ -30,7 +30,8 @@ ARG DRACO_BINARY_STAGE=build
 
 FROM ${BASE_IMAGE}:${DEBIAN_RELEASE} AS build
 COPY scripts/install-deps.sh /src/scripts/install-deps.sh
-RUN /src/scripts/install-deps.sh && rm -rf /var/lib/apt/lists/*
+# DRACO_DEPS_GO=0: no Go (the control plane and the oracles are test tools; draco is C++ only).
+RUN DRACO_DEPS_GO=0 /src/scripts/install-deps.sh && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
 RUN cmake -S . -B build -G Ninja -DDRACO_WERROR=ON -DCMAKE_BUILD_TYPE=Release \

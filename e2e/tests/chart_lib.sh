@@ -124,6 +124,8 @@ watch storage.k8s.io csinodes - - -
 create - events - team-a -
 patch - events - team-a -
 get scheduling.k8s.io podgroups - team-a -
+list scheduling.k8s.io podgroups - - -
+watch scheduling.k8s.io podgroups - - -
 list draco.dev allocationpolicies - - -
 watch draco.dev allocationpolicies - - -
 create coordination.k8s.io leases - * -

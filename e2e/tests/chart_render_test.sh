@@ -183,13 +183,14 @@ render --set controller.featureGates.DRAWorkloadResourceClaims=true \
 grep -qx -- '        - --feature-gates=DRADeviceTaints=false,DRAWorkloadResourceClaims=true' \
   "$tmp/gates.yaml" || fail "featureGates not rendered as one sorted --feature-gates: $(grep -- --feature "$tmp/gates.yaml")"
 pass "controller.featureGates renders draco run --feature-gates (sorted; absent by default)"
-# PodGroups: a GET (stale reservations) always; informer and status writes only with the gate.
+# PodGroups: the informer (draco watches PodGroups whenever they are served: gangs need no gate)
+# and the GET (stale reservations) always; status writes only with the gate.
 pg_rules() { awk '/^kind: ClusterRole$/{on=1} on && /^- apiGroups: \[scheduling.k8s.io\]/{getline; r=$0; getline; print r " " $0}' "$1"; }
-[[ $(pg_rules "$tmp/default.yaml") == "  resources: [podgroups]   verbs: [get]" ]] \
+[[ $(pg_rules "$tmp/default.yaml") == "  resources: [podgroups]   verbs: [get, list, watch]" ]] \
   || fail "default PodGroup RBAC: $(pg_rules "$tmp/default.yaml")"
 [[ $(pg_rules "$tmp/gates.yaml") == "  resources: [podgroups]   verbs: [get, list, watch]
   resources: [podgroups/status]   verbs: [patch]" ]] || fail "gate PodGroup RBAC: $(pg_rules "$tmp/gates.yaml")"
-pass "PodGroup RBAC: get by default, list/watch and status patch with DRAWorkloadResourceClaims"
+pass "PodGroup RBAC: get, list, watch always; status patch with DRAWorkloadResourceClaims"
 
 # expect_fail DESC MESSAGE-REGEX ARGS...: helm template must fail and print MESSAGE-REGEX.
 expect_fail() {

@@ -73,6 +73,14 @@ for r in deviceclasses resourceslices devicetaintrules; do
   sa get "$r.resource.k8s.io" >/dev/null 2>&1 || fail "list $r as the ServiceAccount"
 done
 sa get allocationpolicies.draco.dev >/dev/null 2>&1 || fail "list allocationpolicies"
+# draco watches PodGroups whenever the server serves them (the workload-claims profile; test.sh
+# runs this test there too), with or without the DRAWorkloadResourceClaims gate.
+if grep -qxF podgroups.scheduling.k8s.io <<<"$served"; then
+  sa get podgroups.scheduling.k8s.io -A >/dev/null 2>&1 || fail "list podgroups as the ServiceAccount"
+  sa get --raw "/apis/scheduling.k8s.io/v1beta1/podgroups?watch=1&timeoutSeconds=1" >/dev/null ||
+    fail "watch podgroups as the ServiceAccount"
+  echo "  (the server serves PodGroups: listed and watched too)"
+fi
 sa get --raw "/api/v1/pods?watch=1&timeoutSeconds=1" >/dev/null || fail "watch pods"
 pass "the ServiceAccount lists and watches every informer resource"
 
