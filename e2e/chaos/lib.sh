@@ -8,6 +8,7 @@ die() { log "ERROR: $*"; exit 1; }
 # build_tools: draco (when a build directory is configured), the load driver, the throughput
 # benchmark's driver (its `setup` makes the nodes, ResourceSlices and DeviceClass) and the proxy.
 build_tools() {
+  source "$ROOT/scripts/go-env.sh"
   if [[ -f $BUILD/build.ninja ]]; then
     nice cmake --build "$BUILD" --target draco -j2 >/dev/null || die "draco does not build"
   fi

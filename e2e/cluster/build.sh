@@ -9,6 +9,7 @@
 # Prints the bin directory on the last line of stdout. Usage: build.sh [--node]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+source "$here/../../scripts/go-env.sh"
 export GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS=-mod=mod
 K8S=${DRACO_K8S_VERSION:-v1.37.2}
 if [[ ! -f $here/k8s/$K8S/go.mod ]]; then

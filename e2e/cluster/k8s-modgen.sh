@@ -6,6 +6,7 @@
 # Run once per new version and commit the result. Usage: e2e/cluster/k8s-modgen.sh v1.34.4
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+source "$here/../../scripts/go-env.sh"
 export GOTOOLCHAIN=local GOFLAGS=-mod=mod
 V=${1:?usage: k8s-modgen.sh vMAJOR.MINOR.PATCH}
 [[ $V =~ ^v1\.([0-9]+)\.([0-9]+)$ ]] || { echo "bad version $V" >&2; exit 2; }

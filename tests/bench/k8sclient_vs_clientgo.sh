@@ -16,6 +16,7 @@
 # draco / client-go (below 1 means the C++ client used less).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
+source "$root/scripts/go-env.sh"
 N=${1:-10000}
 RUNS=${RUNS:-3}
 BUILD_DIR=${BUILD_DIR:-$root/build}

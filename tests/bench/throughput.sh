@@ -44,6 +44,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
+source scripts/go-env.sh
 PODS=2000 NODES=200 DEVICES=8 QPS=5000 WORKERS=48 ONLY="" DRACO_FLAGS="" RATE="" DURATION=120
 RUN_TIMEOUT=15m ORDER=upstream-first LIFECYCLE=draco
 while (($#)); do

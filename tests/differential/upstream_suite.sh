@@ -14,6 +14,7 @@
 # case of the table passed (M is checked against the table size), 77 (skip) without Go.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+source "$here/../../scripts/go-env.sh"
 adapter="${1:?usage: upstream_suite.sh ALLOCATOR_ADAPTER [RUN_REGEXP]}"
 run="${2:-^(TestAllocator|TestLexicographicalAllocator)$}"
 readonly module=k8s.io/dynamic-resource-allocation version=v0.37.2 expected_cases=283

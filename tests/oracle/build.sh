@@ -3,6 +3,7 @@
 # OUTPUT defaults to $DRACO_ORACLE, else <repo>/build/oracle/oracle.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+source "$here/../../scripts/go-env.sh"
 repo="$(cd "${here}/../.." && pwd)"
 out="${1:-${DRACO_ORACLE:-${repo}/build/oracle/oracle}}"
 case "${out}" in /*) ;; *) out="${PWD}/${out}" ;; esac

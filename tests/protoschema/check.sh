@@ -4,6 +4,7 @@
 # Exit 77 (skipped) without Go or without the modules in the module cache (offline).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+source "$here/../../scripts/go-env.sh"
 command -v go >/dev/null 2>&1 || { echo "no Go toolchain: skipped"; exit 77; }
 cd "$here"
 if ! GOTOOLCHAIN=local GOFLAGS=-mod=mod GOPROXY=off go build -o /dev/null . 2>/dev/null; then

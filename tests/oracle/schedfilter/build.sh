@@ -5,6 +5,7 @@
 # v1.37.2 from (same go.sum); GOFLAGS=-mod=mod, GOPROXY=off, GOTOOLCHAIN=local.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+source "$here/../../../scripts/go-env.sh"
 repo="$(cd "${here}/../../.." && pwd)"
 out="${1:-${DRACO_SCHEDFILTER:-${repo}/build/oracle/schedfilter}}"
 case "${out}" in /*) ;; *) out="${PWD}/${out}" ;; esac
