@@ -10,6 +10,8 @@ pkgs=(
   libcpprest-dev libssl-dev libboost-system-dev rapidjson-dev prometheus-cpp-dev libspdlog-dev
   libfmt-dev libgtest-dev libgmock-dev libyaml-cpp-dev libre2-dev libbenchmark-dev
   clang clang-format clang-tidy libclang-rt-14-dev python3
+  # promtool (tests/prometheus: the alert rules) and prometheus (e2e: the dashboard's queries).
+  prometheus
   # scripts/test.sh times its builds; kubectl_draco_test and the bench scripts parse YAML.
   time python3-yaml
   golang-go
