@@ -28,10 +28,10 @@ release name already contains it). */}}
 {{- default (include "draco.namespace" .) .Values.leaderElection.namespace }}
 {{- end }}
 
-{{/* The Lease draco takes for leader election. draco's lease name is fixed ("draco"); the
-Role grants get/update on exactly this name. */}}
+{{/* The Lease draco takes for leader election (leaderElection.leaseName): both the
+--leader-elect-lease-name flag and the Role's resourceNames, so the two never disagree. */}}
 {{- define "draco.leaseName" -}}
-draco
+{{- .Values.leaderElection.leaseName | default "draco" }}
 {{- end }}
 
 {{/* The scheduling gate draco removes once a pod's claims are allocated. Fixed in draco. */}}

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# The chart's operations options without a cluster (helm template): the PrometheusRule (the rule
+# file embedded unchanged but for the job matcher), the Lease name driving both the flag and the
+# Role, the controller defaults equal to the binary's, the webhook configuration rendered without a
+# caBundle (draco writes it; GitOps-safe), and the cert-manager option of the webhook.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/chart_lib.sh"
+RENDER_KUBE_VERSION=${RENDER_KUBE_VERSION:-1.37.2}  # no cluster: render for 1.37.2 unless told
+pass() { echo "PASS: $*"; }
+fail() { echo "FAIL: $*" >&2; exit 1; }
+find_helm || { echo "SKIP: no helm binary (e2e/cluster/build.sh builds it)" >&2; exit 77; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+RULES=$CHART_DIR/files/prometheus-rules.yaml
+
+# expect_fail DESC MESSAGE-REGEX ARGS...: helm template must fail and print MESSAGE-REGEX.
+expect_fail() {
+  local desc=$1 msg=$2 out; shift 2
+  if out=$(render "$@" 2>&1); then fail "$desc: rendered, want failure"; fi
+  grep -qE -- "$msg" <<<"$out" || fail "$desc: message lacks /$msg/: $out"
+  pass "rejected: $desc"
+}
+# doc FILE KIND: the one object of KIND in a rendered stream.
+doc() { awk -v k="kind: $2" '/^---/{if (hit) exit; buf=""; next} {buf = buf $0 "\n"} $0 == k {hit=1} END{if (hit) printf "%s", buf}' "$1"; }
+
+# --- PrometheusRule --------------------------------------------------------------------------
+render >"$tmp/default.yaml"
+if grep -q '^kind: PrometheusRule' "$tmp/default.yaml"; then fail "PrometheusRule rendered by default"; fi
+prom=(--api-versions monitoring.coreos.com/v1/PrometheusRule --set metrics.prometheusRule.enabled=true)
+render "${prom[@]}" >"$tmp/pr.yaml" || fail "metrics.prometheusRule.enabled=true"
+doc "$tmp/pr.yaml" PrometheusRule >"$tmp/pr-obj.yaml"
+grep -qx '  name: draco' "$tmp/pr-obj.yaml" && grep -qx '  namespace: default' "$tmp/pr-obj.yaml" ||
+  fail "PrometheusRule name/namespace: $(head -8 "$tmp/pr-obj.yaml")"
+# spec is the rule file: same groups, comments dropped, job=~".*draco.*" -> the Service's job.
+sed -n '/^spec:$/,$p' "$tmp/pr-obj.yaml" | tail -n +2 | sed 's/^  //' >"$tmp/pr-rules.yaml"
+grep -v '^#' "$RULES" | sed 's/job=~"\.\*draco\.\*"/job="draco-metrics"/g' >"$tmp/want-rules.yaml"
+diff -u "$tmp/want-rules.yaml" "$tmp/pr-rules.yaml" >"$tmp/rules.diff" ||
+  fail "PrometheusRule spec is not files/prometheus-rules.yaml: $(cat "$tmp/rules.diff")"
+[[ $(grep -c 'job="draco-metrics"' "$tmp/pr-rules.yaml") == 2 ]] ||
+  fail "want the job matcher of DracoForbidden and DracoDown replaced"
+[[ $(grep -c '^  - alert: ' "$tmp/pr-rules.yaml") == 6 ]] || fail "want the guide's 6 alerts"
+if command -v promtool >/dev/null; then
+  promtool check rules "$tmp/pr-rules.yaml" >/dev/null || fail "promtool rejects the rendered rules"
+fi
+pass "PrometheusRule: files/prometheus-rules.yaml with job=\"draco-metrics\" (6 alerts)"
+
+render "${prom[@]}" --set metrics.prometheusRule.namespace=monitoring \
+  --set metrics.prometheusRule.additionalLabels.release=kube-prometheus \
+  --set-string 'metrics.prometheusRule.jobSelector=job="kubernetes-pods"\,app="draco"' \
+  --set fullnameOverride=gpu-alloc >"$tmp/pr2.yaml" || fail "PrometheusRule options"
+doc "$tmp/pr2.yaml" PrometheusRule >"$tmp/pr2-obj.yaml"
+for line in '  name: gpu-alloc' '  namespace: monitoring' '    release: kube-prometheus'; do
+  grep -qxF "$line" "$tmp/pr2-obj.yaml" || fail "PrometheusRule options: '$line' missing"
+done
+grep -qF 'absent(up{job="kubernetes-pods",app="draco"} == 1)' "$tmp/pr2-obj.yaml" ||
+  fail "jobSelector not applied: $(grep absent "$tmp/pr2-obj.yaml")"
+pass "PrometheusRule: namespace, additionalLabels and jobSelector"
+expect_fail "PrometheusRule without the CRD" "does not serve monitoring.coreos.com/v1 PrometheusRule" \
+  --set metrics.prometheusRule.enabled=true
+expect_fail "schema: PrometheusRule label that is not a string" "additionalLabels/x" \
+  --set metrics.prometheusRule.additionalLabels.x=1
+
+# --- Lease name ------------------------------------------------------------------------------
+# lease_pair FILE: "<flag value> <Role resourceNames>".
+lease_pair() {
+  local flag names
+  flag=$(sed -n 's/^ *- --leader-elect-lease-name=//p' "$1")
+  names=$(awk '/resources: \[leases\]/{getline; if ($1 == "resourceNames:") print $2}' "$1")
+  echo "$flag $names"
+}
+[[ $(lease_pair "$tmp/default.yaml") == "draco [draco]" ]] ||
+  fail "default Lease: flag and Role say '$(lease_pair "$tmp/default.yaml")'"
+render --set leaderElection.leaseName=team-a.draco >"$tmp/lease.yaml" || fail "leaseName"
+[[ $(lease_pair "$tmp/lease.yaml") == "team-a.draco [team-a.draco]" ]] ||
+  fail "leaseName: flag and Role say '$(lease_pair "$tmp/lease.yaml")'"
+grep -qF 'get lease {{ include "draco.leaseName" . }}' "$CHART_DIR/templates/NOTES.txt" ||
+  fail "NOTES.txt does not name the Lease through draco.leaseName"
+pass "leaderElection.leaseName drives --leader-elect-lease-name, the Role's resourceNames and NOTES"
+expect_fail "schema: bad Lease name" "leaseName" --set leaderElection.leaseName=Draco_Lease
+
+# --- Controller defaults = the binary's --------------------------------------------------------
+RUN_H=$REPO_ROOT/controller/run/run.h
+for pair in "workers:workers" "kube-api-qps:kube_api_qps" "kube-api-burst:kube_api_burst"; do
+  flag=${pair%%:*} field=${pair#*:}
+  want=$(sed -n "s/^ *\(double\|int\) $field = \([0-9]*\);.*/\2/p" "$RUN_H")
+  [[ -n $want ]] || fail "no default for $field in $RUN_H"
+  got=$(sed -n "s/^ *- --$flag=//p" "$tmp/default.yaml")
+  [[ $got == "$want" ]] || fail "chart renders --$flag=$got, the binary's default is $want"
+done
+pass "controller.workers, kubeApiQps, kubeApiBurst default to the binary's defaults"
