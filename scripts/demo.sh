@@ -16,7 +16,8 @@ cd "$root"
 e2e/cluster/up.sh --nodes 4 --real-nodes 1
 source "${DRACO_E2E_DIR:-/tmp/draco-e2e}/env"
 BUILD=${DRACO_BUILD_DIR:-$root/build}
-cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+# The build scripts/test.sh uses too (same directory, same settings: neither rebuilds the other's).
+./scripts/configure.sh "$BUILD"
 cmake --build "$BUILD" --target draco -j"$(nproc)" >/dev/null
 pidfile=$DRACO_E2E_DIR/pids/draco-demo.pid
 if [[ -f $pidfile ]]; then kill "$(cat "$pidfile")" 2>/dev/null || true; sleep 1; fi

@@ -1,17 +1,28 @@
 #!/usr/bin/env bash
 # Runs every draco test on a fresh machine: installs dependencies, builds the control plane and
-# the C++ tree (warnings as errors), builds the Go oracle, starts the local control plane, runs
-# ctest (unit, differential, integration, e2e), re-runs the concurrency tests under TSan, and stops
-# the control plane again. Usage: scripts/test.sh [extra ctest args]
+# the C++ tree (the image's Release configuration, warnings as errors), builds the Go oracle,
+# starts a local control plane of its own, runs ctest (unit, differential, integration, e2e),
+# re-runs the concurrency tests under TSan, and stops its control plane again.
+# Usage: scripts/test.sh [extra ctest args]
+#
+# The tests' control plane is their own, started afresh each run in $DRACO_TEST_DIR (default
+# /tmp/draco-test) on its own ports, with its real node in host slot 6: whatever else runs on the
+# machine (the demo's control plane, draco and pods in /tmp/draco-e2e, a benchmark's 200 nodes, a
+# test run that was killed) is neither reused nor touched, so the README's two commands run in
+# either order, one after the other, any number of times.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 BUILD=${DRACO_BUILD_DIR:-$root/build}
 JOBS=${DRACO_JOBS:-$(nproc)}
 step() { echo "=== $* ($(date -u +%T))"; }
+export DRACO_E2E_DIR=${DRACO_TEST_DIR:-/tmp/draco-test} DRACO_API_PORT=${DRACO_TEST_API_PORT:-18443}
+export DRACO_ETCD_PORT=${DRACO_TEST_ETCD_PORT:-33790} DRACO_ETCD_PEER_PORT=${DRACO_TEST_ETCD_PEER_PORT:-33800}
+export DRACO_REAL_NODE_BASE=${DRACO_TEST_REAL_NODE_BASE:-6}
 
 step "dependencies"
 ./scripts/install-deps.sh
+source scripts/go-env.sh
 
 step "format"
 ./scripts/check-format.sh
@@ -21,10 +32,8 @@ step "format"
 MATRIX_VERSIONS=${DRACO_MATRIX_VERSIONS:-v1.34.4}
 MATRIX_TESTS=${DRACO_MATRIX_TESTS:-draco_lifecycle,admission_gate,chart_install,admission_webhook,real_node_workloads,real_node_disruption}
 step "C++ configure"
-# Debug info as line tables (-g1): enough for test and sanitizer backtraces, and the build takes
-# about a quarter less time than with -g (2026-12-07: 13.1 s vs 9.2 s for controller.cc).
-DEBUG_FLAGS="-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG"
-cmake -S . -B "$BUILD" -G Ninja -DDRACO_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo "$DEBUG_FLAGS" >/dev/null
+# The image's configuration (Release, -Werror) with line tables (-g1), shared with demo.sh.
+./scripts/configure.sh "$BUILD"
 
 # clang-tidy costs 20-40 CPU seconds a source (results are cached by content, see check-tidy.sh).
 # It needs only the compile commands, so it starts here, at the lowest priority: it takes the CPU
@@ -67,14 +76,11 @@ if [[ -x tests/oracle/build.sh ]]; then
   tests/oracle/schedfilter/build.sh "$DRACO_SCHEDFILTER"
 fi
 
-step "local control plane"
-# A control plane that answers is reused and left running; anything else (nothing, or the state
-# of one that died, e.g. with an earlier session: its env file stays behind) is replaced by up.sh.
-if ! (source e2e/cluster/lib.sh && [[ -f $D/env ]] && apiserver_ready >/dev/null 2>&1); then
-  started=1
-fi
-# One real node (kubelet, containerd, upstream's DRA test driver) beside the fake ones; up.sh
-# leaves a healthy one alone.
+step "local control plane ($DRACO_E2E_DIR, port $DRACO_API_PORT)"
+# Afresh: what an earlier run left (killed, or an older checkout's) is stopped and removed first.
+started=1
+e2e/cluster/down.sh >/dev/null 2>&1 || true
+# One real node (kubelet, containerd, upstream's DRA test driver) beside the fake ones.
 e2e/cluster/up.sh --real-nodes 1
 step "ctest: unit and differential (parallel)"
 ctest --test-dir "$BUILD" --output-on-failure -j"$JOBS" -LE '^(integration|e2e)$' "$@"
@@ -121,6 +127,7 @@ step "e2e with the workload-claims profile (PodGroup claims)"
     DRACO_ETCD_PEER_PORT=28000 DRACO_E2E_WORKLOAD_CLAIMS=1 DRACO_BUILD_DIR="$BUILD" \
     DRACO_REAL_NODE_BASE=4
   trap 'e2e/cluster/down.sh >/dev/null 2>&1 || true' EXIT
+  e2e/cluster/down.sh >/dev/null 2>&1 || true
   e2e/cluster/up.sh --nodes 4 --real-nodes 1 >"$DRACO_E2E_DIR.up.log" 2>&1 || { cat "$DRACO_E2E_DIR.up.log"; exit 1; }
   run() {
     if ! bash "e2e/tests/$1.sh"; then
@@ -128,7 +135,10 @@ step "e2e with the workload-claims profile (PodGroup claims)"
       bash "e2e/tests/$1.sh"
     fi
   }
-  for t in draco_podgroup_claims_test draco_podgroup_gang_test real_node_podgroup_test; do run $t; done
+  # rbac_serviceaccount_test: the chart's ServiceAccount on a server that serves PodGroups (draco
+  # watches them there, gate or not).
+  for t in draco_podgroup_claims_test draco_podgroup_gang_test real_node_podgroup_test \
+    rbac_serviceaccount_test; do run $t; done
   # PodGroup claims made by kube-controller-manager's resourceclaim controller (issue #23).
   e2e/cluster/restart-kcm.sh --resourceclaim-controller
   run draco_podgroup_claims_test
@@ -150,7 +160,7 @@ if [[ -f scripts/tsan-targets.txt ]]; then
   mapfile -t targets < <(grep -v '^#' scripts/tsan-targets.txt | grep .)
   if ((${#targets[@]})); then
     cmake -S . -B "$BUILD-tsan" -G Ninja -DDRACO_SANITIZER=thread -DDRACO_BUILD_BENCHMARKS=OFF \
-      -DCMAKE_BUILD_TYPE=RelWithDebInfo "$DEBUG_FLAGS" >/dev/null
+      -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" >/dev/null
     cmake --build "$BUILD-tsan" -j"$JOBS" --target "${targets[@]}"
     # Only the listed targets are built here; ctest lists the others as *_NOT_BUILT.
     TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \

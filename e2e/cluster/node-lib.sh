@@ -114,6 +114,9 @@ stop_real_node() {
   umount_under "$dir/kubelet"
   umount_under "$(real_node_run_dir "$name")"
   umount_under "$dir/containerd"
+  # The runtime state under /run (lazily unmounted above: nothing is mounted there any more).
+  rm -rf "$(real_node_run_dir "$name")"
+  rmdir "$(dirname "$(real_node_run_dir "$name")")" 2>/dev/null || true
 }
 
 # umount_under DIR: lazily unmounts every mount point under DIR, deepest first.
