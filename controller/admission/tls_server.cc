@@ -131,8 +131,23 @@ std::string Header(std::string_view headers, std::string_view name) {
 
 }  // namespace
 
+std::string HttpRequest::Header(std::string_view name) const {
+  return admission::Header(headers, name);
+}
+
 StatusOr<std::unique_ptr<TlsServer>> TlsServer::Start(const std::string& bind_address,
                                                       HttpHandler handler, int threads) {
+  return StartWithHeaders(
+      bind_address,
+      [handler = std::move(handler)](const HttpRequest& r) {
+        return handler(r.method, r.path, r.body);
+      },
+      threads);
+}
+
+StatusOr<std::unique_ptr<TlsServer>> TlsServer::StartWithHeaders(const std::string& bind_address,
+                                                                 RequestHandler handler,
+                                                                 int threads) {
   if (threads < 1) return InvalidArgumentError("TlsServer: threads must be >= 1");
   std::string host, port;
   if (Status st = SplitHostPort(bind_address, host, port); !st.ok()) return st;
@@ -304,7 +319,7 @@ void TlsServer::Serve(int fd) {
       }
       std::string_view body(buf.data() + header_end, length);
       try {
-        reply = handler_(method, path, body);
+        reply = handler_(HttpRequest{method, path, body, head});
       } catch (const std::exception& e) {
         reply = {500, "text/plain", std::string("internal error: ") + e.what() + "\n"};
       }
@@ -320,7 +335,8 @@ void TlsServer::Serve(int fd) {
 
 StatusOr<HttpReply> TlsRequest(const std::string& host, int port, const std::string& ca_bundle_pem,
                                const std::string& server_name, std::string_view method,
-                               std::string_view path, std::string_view body, int timeout_ms) {
+                               std::string_view path, std::string_view body, int timeout_ms,
+                               std::string_view extra_headers) {
   addrinfo hints{};
   hints.ai_socktype = SOCK_STREAM;
   hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV;
@@ -374,7 +390,7 @@ StatusOr<HttpReply> TlsRequest(const std::string& host, int port, const std::str
   std::string req =
       std::string(method) + " " + std::string(path) + " HTTP/1.1\r\nHost: " + server_name +
       "\r\nContent-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) +
-      "\r\nConnection: close\r\n\r\n" + std::string(body);
+      "\r\n" + std::string(extra_headers) + "Connection: close\r\n\r\n" + std::string(body);
   if (!WriteAll(ssl.get(), req)) return UnavailableError(SslError("TLS write"));
   std::string resp;
   std::array<char, 16384> chunk{};

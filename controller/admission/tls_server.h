@@ -43,11 +43,26 @@ struct HttpReply {
 using HttpHandler =
     std::function<HttpReply(std::string_view method, std::string_view path, std::string_view body)>;
 
+// One request as a RequestHandler sees it; the views live as long as the handler call.
+struct HttpRequest {
+  std::string_view method;
+  std::string_view path;  // without the query
+  std::string_view body;
+  std::string_view headers;  // the raw header block, request line included
+  // The value of header `name` (case-insensitive, surrounding blanks trimmed), "" when absent.
+  std::string Header(std::string_view name) const;
+};
+using RequestHandler = std::function<HttpReply(const HttpRequest&)>;
+
 class TlsServer {
  public:
   // Binds synchronously; a busy port or a bad address is an error. `threads` >= 1.
   static StatusOr<std::unique_ptr<TlsServer>> Start(const std::string& bind_address,
                                                     HttpHandler handler, int threads = 4);
+  // The same, for a handler that reads request headers (e.g. Authorization).
+  static StatusOr<std::unique_ptr<TlsServer>> StartWithHeaders(const std::string& bind_address,
+                                                               RequestHandler handler,
+                                                               int threads = 4);
   ~TlsServer();
   TlsServer(const TlsServer&) = delete;
   TlsServer& operator=(const TlsServer&) = delete;
@@ -66,7 +81,7 @@ class TlsServer {
   void ConnectionLoop();
   void Serve(int fd);
 
-  HttpHandler handler_;
+  RequestHandler handler_;
   int listen_fd_ = -1;
   int port_ = 0;
   std::string host_;
@@ -82,10 +97,11 @@ class TlsServer {
 
 // Connects to host:port over TLS, verifies the peer against `ca_bundle_pem` and `server_name`
 // (DNS name or IP), sends `method path` with `body`, and returns the reply. For readiness
-// self-checks and tests. Times out after `timeout_ms`.
+// self-checks and tests. Times out after `timeout_ms`. `extra_headers`: more request header lines,
+// each ending in CRLF (e.g. "Authorization: Bearer T\r\n").
 StatusOr<HttpReply> TlsRequest(const std::string& host, int port, const std::string& ca_bundle_pem,
                                const std::string& server_name, std::string_view method,
                                std::string_view path, std::string_view body = "",
-                               int timeout_ms = 5000);
+                               int timeout_ms = 5000, std::string_view extra_headers = "");
 
 }  // namespace draco::admission

@@ -6,6 +6,7 @@
 #include "controller/admission/webhook_flags.h"
 #include "controller/allocator/features.h"
 #include "controller/run/run.h"
+#include "controller/server/metrics_flags.h"
 
 namespace draco::run {
 
@@ -88,6 +89,7 @@ std::string FlagUsage() {
   u += "  -v N                               log verbosity (0 info, 1 debug, 4 trace)\n";
   u += "  --log-format text|json             log format (default text)\n";
   u += admission::WebhookFlagUsage();
+  u += server::MetricsServingFlagUsage();
   return u;
 }
 

@@ -299,6 +299,8 @@ Status SetFlag(Flags& f, const std::string& name, const std::string& v, const st
     f.log_format = v;
   } else if (admission::IsWebhookFlag(name)) {
     st = admission::SetWebhookFlag(name, v, f.webhook);
+  } else if (server::IsMetricsServingFlag(name)) {
+    st = server::SetMetricsServingFlag(name, v, f.metrics_serving);
   } else {
     return InvalidArgumentError("unknown flag " + arg);
   }
@@ -323,7 +325,8 @@ StatusOr<Flags> ParseFlags(int argc, char** argv) {
       name = name.substr(0, eq);
     }
     const bool is_bool = name == "leader-elect" || name == "allocate" ||
-                         name == "pin-allocated-node" || name == "groups";
+                         name == "pin-allocated-node" || name == "groups" ||
+                         server::IsMetricsServingBoolFlag(name);
     if (!value && !is_bool) {
       if (i + 1 >= argc) return InvalidArgumentError("flag --" + name + " needs a value");
       value = argv[++i];
@@ -480,6 +483,8 @@ int RunMain(int argc, char** argv) {
                      BeginShutdown(term.get(), flags->leader_elect, st);
                    },
                    [&] { FinishShutdown(term.get(), *client, st); }});
+  std::unique_ptr<server::SecureMetricsServer> secure_metrics;
+  mgr.Add(SecureMetricsRunnable(*flags, *client, clock, {registry, inventory}, secure_metrics));
   if (Status s = mgr.Start(); !s.ok()) {
     spdlog::error("{}", s.ToString());
     return 1;

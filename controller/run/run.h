@@ -20,6 +20,8 @@
 //   -v N / --v N                   log verbosity (0 info, 1-3 debug, 4+ trace)
 //   --log-format text|json         log format (default text)
 //   --webhook-*                    the admission webhook (controller/admission/webhook_flags.h)
+//   --metrics-secure, --metrics-cert-dir   /metrics over HTTPS for callers the API server
+//                                  authenticates and authorizes (controller/server/metrics_flags.h)
 // Lifecycle: informers start at once (a standby replica keeps a warm cache); on becoming leader
 // the controller resyncs everything and starts the workers, writing through a client fenced by
 // the renew deadline (leadership.h). SIGTERM/SIGINT: with leader election, writes stop at once
@@ -35,6 +37,7 @@
 
 #include "base/status.h"
 #include "controller/admission/webhook_flags.h"
+#include "controller/server/metrics_flags.h"
 
 namespace draco::run {
 
@@ -58,6 +61,8 @@ struct Flags {
   std::string pod_name;
   // The admission webhook (off unless --webhook-bind-address is set).
   admission::WebhookFlags webhook;
+  // --metrics-secure, --metrics-cert-dir (controller/server/metrics_flags.h).
+  server::MetricsServingFlags metrics_serving;
   // Go duration strings on the command line ("15s"); lease > renew deadline > 1.2 x retry.
   std::chrono::milliseconds leader_elect_lease_duration{15000};
   std::chrono::milliseconds leader_elect_renew_deadline{10000};

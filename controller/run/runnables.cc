@@ -52,8 +52,9 @@ Runnable ServersRunnable(const Flags& flags,
       probes.push_back(server::MetricsRoute(collectables));
       return serve(flags.metrics_bind_address, std::move(probes));
     }
-    if (Status st = serve(flags.metrics_bind_address, {server::MetricsRoute(collectables)});
-        !st.ok()) {
+    // With --metrics-secure, SecureMetricsRunnable serves /metrics.
+    const std::string plain = flags.metrics_serving.secure ? "0" : flags.metrics_bind_address;
+    if (Status st = serve(plain, {server::MetricsRoute(collectables)}); !st.ok()) {
       return st;
     }
     return serve(flags.health_probe_bind_address, std::move(probes));
@@ -97,6 +98,35 @@ Runnable ElectionRunnable(const Flags& flags, const std::string& identity,
     if (thread.joinable()) thread.join();
   };
   return Runnable{"leader election", start, begin_stop, wait};
+}
+
+Runnable SecureMetricsRunnable(const Flags& flags, k8s::RestClient& client, Clock& clock,
+                               std::vector<std::shared_ptr<prometheus::Collectable>> collectables,
+                               std::unique_ptr<server::SecureMetricsServer>& secure) {
+  auto start = [&flags, &client, &clock, &secure,
+                collectables = std::move(collectables)]() -> Status {
+    const auto& f = flags.metrics_serving;
+    if (Status st = server::ValidateMetricsServing(f, flags.metrics_bind_address,
+                                                   flags.health_probe_bind_address);
+        !st.ok()) {
+      return st;
+    }
+    if (!f.secure || flags.metrics_bind_address == "0") return OkStatus();
+    server::SecureMetricsOptions opts;
+    opts.bind_address = flags.metrics_bind_address;
+    opts.cert_dir = f.cert_dir;
+    auto s = server::SecureMetricsServer::Start(opts, {server::MetricsRoute(collectables)}, client,
+                                                clock);
+    if (!s.ok()) return s.status();
+    secure = std::move(*s);
+    spdlog::info(
+        "serving /metrics on {} over HTTPS (port {}, certificate {}), for callers allowed "
+        "get on /metrics",
+        flags.metrics_bind_address, secure->port(),
+        f.cert_dir.empty() ? "self-signed" : "from " + f.cert_dir);
+    return OkStatus();
+  };
+  return Runnable{"secure metrics", start, nullptr, [&secure] { secure.reset(); }};
 }
 
 }  // namespace draco::run

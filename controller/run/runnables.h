@@ -17,6 +17,7 @@
 #include "controller/run/manager.h"
 #include "controller/run/run.h"
 #include "controller/server/http_server.h"
+#include "controller/server/secure_metrics.h"
 #include "k8sclient/leaderelection/leader_elector.h"
 
 namespace draco::run {
@@ -39,5 +40,13 @@ Runnable ElectionRunnable(const Flags& flags, const std::string& identity,
                           k8s::RestClient& lease_client, Clock& clock, WarmClients& warm,
                           metrics::ControllerMetrics& metrics, RunState& st,
                           std::unique_ptr<k8s::LeaderElector>& elector, std::thread& thread);
+
+// With --metrics-secure: /metrics on the metrics address over HTTPS, for callers the API server
+// authenticates and authorizes (secure_metrics.h; reviews through `client`), kept in `secure`
+// (ServersRunnable then serves no plain /metrics). Start fails when the flags conflict
+// (server::ValidateMetricsServing) or the certificate directory does not load.
+Runnable SecureMetricsRunnable(const Flags& flags, k8s::RestClient& client, Clock& clock,
+                               std::vector<std::shared_ptr<prometheus::Collectable>> collectables,
+                               std::unique_ptr<server::SecureMetricsServer>& secure);
 
 }  // namespace draco::run
