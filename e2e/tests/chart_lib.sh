@@ -136,6 +136,8 @@ patch coordination.k8s.io leases - * draco
 create - pods - * -
 delete - pods - * -
 create resource.k8s.io resourceclaimtemplates - * -
+create authentication.k8s.io tokenreviews - - -
+create authorization.k8s.io subjectaccessreviews - - -
 ACTIONS
 }
 

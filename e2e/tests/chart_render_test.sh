@@ -24,7 +24,9 @@ kinds() {
 
 render >"$tmp/default.yaml" || fail "helm template with defaults"
 want="ClusterRole/draco
+ClusterRole/draco-metrics-reader
 ClusterRoleBinding/draco
+ClusterRoleBinding/draco-test-metrics
 Deployment/draco
 MutatingAdmissionPolicy/draco-scheduling-gate
 MutatingAdmissionPolicyBinding/draco-scheduling-gate-all
@@ -32,11 +34,12 @@ Pod/draco-test-metrics
 Role/draco-leader-election
 RoleBinding/draco-leader-election
 Service/draco-metrics
-ServiceAccount/draco"
+ServiceAccount/draco
+ServiceAccount/draco-test-metrics"
 got=$(kinds "$tmp/default.yaml")
 [[ $got == "$want" ]] || fail "default objects differ:
 $(diff <(echo "$want") <(echo "$got"))"
-pass "defaults render the 10 expected objects"
+pass "defaults render the 13 expected objects"
 
 grep -q -- '- --leader-elect=true' "$tmp/default.yaml" || fail "leader election flag missing"
 for f in lease-duration=15s renew-deadline=10s retry-period=2s; do
@@ -116,7 +119,9 @@ pass "admission.apiVersion overrides auto-detection"
 # admission.mode=auto without a policy API (1.34/1.35 by default): draco's webhook.
 render --kube-version 1.34.4 -n draco-system >"$tmp/wh.yaml" || fail "helm template for 1.34.4"
 want="ClusterRole/draco
+ClusterRole/draco-metrics-reader
 ClusterRoleBinding/draco
+ClusterRoleBinding/draco-test-metrics
 Deployment/draco
 MutatingWebhookConfiguration/draco-scheduling-gate
 Pod/draco-test-metrics
@@ -126,7 +131,8 @@ RoleBinding/draco-leader-election
 RoleBinding/draco-webhook
 Service/draco-metrics
 Service/draco-webhook
-ServiceAccount/draco"
+ServiceAccount/draco
+ServiceAccount/draco-test-metrics"
 got=$(kinds "$tmp/wh.yaml")
 [[ $got == "$want" ]] || fail "1.34 (webhook mode) objects differ:
 $(diff <(echo "$want") <(echo "$got"))"
