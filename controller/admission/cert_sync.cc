@@ -1,5 +1,8 @@
 #include "controller/admission/cert_sync.h"
 
+#include <fstream>
+#include <sstream>
+
 #include <rapidjson/document.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
@@ -89,6 +92,39 @@ std::string SecretJson(const CertSyncOptions& o, const SecretState& s) {
   return {buf.GetString(), buf.GetSize()};
 }
 
+// Indexes of the webhooks in a parsed MutatingWebhookConfiguration whose caBundle is not
+// `want_b64`.
+std::vector<rapidjson::SizeType> StaleWebhooks(const rapidjson::Value& config,
+                                               const std::string& want_b64) {
+  std::vector<rapidjson::SizeType> stale;
+  auto hooks = config.FindMember("webhooks");
+  if (hooks == config.MemberEnd() || !hooks->value.IsArray()) return stale;
+  for (rapidjson::SizeType i = 0; i < hooks->value.Size(); ++i) {
+    const auto& h = hooks->value[i];
+    std::string have;
+    if (!h.IsObject()) continue;
+    if (auto cc = h.FindMember("clientConfig"); cc != h.MemberEnd() && cc->value.IsObject()) {
+      if (auto b = cc->value.FindMember("caBundle");
+          b != cc->value.MemberEnd() && b->value.IsString()) {
+        have = b->value.GetString();
+      }
+    }
+    if (have != want_b64) stale.push_back(i);
+  }
+  return stale;
+}
+
+StatusOr<std::string> ReadPemFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return NotFoundError("cannot read " + path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (text.str().find("-----BEGIN ") == std::string::npos) {
+    return InvalidArgumentError(path + ": no PEM block");
+  }
+  return text.str();
+}
+
 std::string JsonString(const std::string& s) {
   rapidjson::StringBuffer buf;
   rapidjson::Writer<rapidjson::StringBuffer> w(buf);
@@ -97,6 +133,28 @@ std::string JsonString(const std::string& s) {
 }
 
 }  // namespace
+
+bool CaBundleCurrent(std::string_view config_json, std::string_view bundle_pem) {
+  rapidjson::Document doc;
+  doc.Parse(config_json.data(), config_json.size());
+  if (doc.HasParseError() || !doc.IsObject()) return false;
+  return StaleWebhooks(doc, Base64Encode(bundle_pem)).empty();
+}
+
+StatusOr<WebhookPki> LoadMountedPki(const std::string& dir) {
+  WebhookPki pki;
+  auto cert = ReadPemFile(dir + "/tls.crt");
+  if (!cert.ok()) return cert.status();
+  auto key = ReadPemFile(dir + "/tls.key");
+  if (!key.ok()) return key.status();
+  pki.serving = {*cert, *key};
+  if (auto ca = ReadPemFile(dir + "/ca.crt"); ca.ok()) {
+    pki.ca_bundle = *ca;
+  } else if (size_t last = cert->rfind("-----BEGIN CERTIFICATE-----"); last != std::string::npos) {
+    pki.ca_bundle = cert->substr(last);
+  }
+  return pki;
+}
 
 CertSync::CertSync(k8s::RestClient& client, Clock& clock, CertSyncOptions options)
     : client_(client), clock_(clock), options_(std::move(options)) {}
@@ -193,21 +251,9 @@ Status CertSync::EnsureCaBundle(const std::string& bundle) {
   }
   const std::string want = Base64Encode(bundle);
   std::string ops;
-  auto hooks = doc.FindMember("webhooks");
-  if (hooks != doc.MemberEnd() && hooks->value.IsArray()) {
-    for (rapidjson::SizeType i = 0; i < hooks->value.Size(); ++i) {
-      const auto& h = hooks->value[i];
-      std::string have;
-      if (auto cc = h.FindMember("clientConfig"); cc != h.MemberEnd() && cc->value.IsObject()) {
-        if (auto b = cc->value.FindMember("caBundle");
-            b != cc->value.MemberEnd() && b->value.IsString()) {
-          have = b->value.GetString();
-        }
-      }
-      if (have == want) continue;
-      ops += R"(,{"op":"add","path":"/webhooks/)" + std::to_string(i) +
-             R"(/clientConfig/caBundle","value":)" + JsonString(want) + "}";
-    }
+  for (rapidjson::SizeType i : StaleWebhooks(doc, want)) {
+    ops += R"(,{"op":"add","path":"/webhooks/)" + std::to_string(i) +
+           R"(/clientConfig/caBundle","value":)" + JsonString(want) + "}";
   }
   if (ops.empty()) return OkStatus();
   std::string patch = R"([{"op":"test","path":"/metadata/resourceVersion","value":)" +

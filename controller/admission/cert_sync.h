@@ -17,13 +17,20 @@
 //      already trusts the new CA (step 3), no request fails during a rotation.
 // Every write is optimistic (resourceVersion); a Conflict means another replica wrote first and
 // the pass returns the error, the next pass reads its result. All replicas must be given the same
-// hosts.
+// hosts. Step 3 also restores a caBundle that something else blanked or changed (a GitOps sync of
+// the chart, which renders none): Webhook runs a pass as soon as its watch of the configuration
+// sees CaBundleCurrent() turn false.
+//
+// LoadMountedPki() is the alternative when another party issues the certificate (cert-manager):
+// draco then only reads the mounted Secret's files and writes nothing, not even the caBundle
+// (cert-manager's CA injector owns it).
 //
 // Thread-compatible: one Sync() at a time per object.
 #pragma once
 
 #include <chrono>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/clock.h"
@@ -51,6 +58,17 @@ struct WebhookPki {
   CertKey serving;
   std::string ca_bundle;  // PEM, every CA the API server is told to trust
 };
+
+// True when every webhook of the MutatingWebhookConfiguration `config_json` has the caBundle
+// `bundle_pem` (base64 in the object). False for a configuration that does not parse.
+bool CaBundleCurrent(std::string_view config_json, std::string_view bundle_pem);
+
+// The serving pair and CA bundle from a directory holding a kubernetes.io/tls Secret's files, as
+// cert-manager writes them: tls.crt (the serving certificate, then any intermediates), tls.key and
+// ca.crt (the issuing CA; when missing, the last certificate of tls.crt stands in, for a
+// self-signed serving certificate). InvalidArgument/NotFound naming the file when one is missing
+// or holds no PEM block.
+StatusOr<WebhookPki> LoadMountedPki(const std::string& dir);
 
 class CertSync {
  public:

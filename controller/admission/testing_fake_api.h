@@ -2,9 +2,12 @@
 // MutatingWebhookConfigurations). Thread-safe.
 #pragma once
 
+#include <condition_variable>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,10 +22,46 @@
 
 namespace draco::admission::testing {
 
+// One watch on FakeApi: the events of the objects whose key starts with `prefix`.
+class FakeWatcher : public k8s::Watcher {
+ public:
+  explicit FakeWatcher(std::string key) : prefix(std::move(key)) {}
+  const std::string prefix;
+  void Push(const std::string& json, k8s::WatchEvent::Type type) {
+    auto obj = k8s::Object::Parse(json);
+    ASSERT_TRUE(obj.ok());
+    std::lock_guard<std::mutex> l(mu_);
+    events_.push_back(k8s::WatchEvent{type, *obj, OkStatus()});
+    cv_.notify_all();
+  }
+  StatusOr<std::optional<k8s::WatchEvent>> Next() override {
+    std::unique_lock<std::mutex> l(mu_);
+    cv_.wait(l, [&] { return stopped_ || !events_.empty(); });
+    if (events_.empty()) return std::optional<k8s::WatchEvent>();
+    k8s::WatchEvent e = std::move(events_.front());
+    events_.pop_front();
+    return std::optional<k8s::WatchEvent>(std::move(e));
+  }
+  void Stop() override {
+    std::lock_guard<std::mutex> l(mu_);
+    stopped_ = true;
+    cv_.notify_all();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<k8s::WatchEvent> events_;
+  bool stopped_ = false;
+};
+
 // An in-memory API server for Secrets and MutatingWebhookConfigurations: resourceVersions,
-// optimistic Update, Create conflicts, and the JSON patch ops CertSync sends (test, add).
+// optimistic Update, Create conflicts, the JSON patch ops CertSync sends (test, add), and watches
+// by metadata.name (an ADDED event for the object as it is, then one MODIFIED per write).
 class FakeApi : public k8s::RestClient {
  public:
+  std::vector<std::shared_ptr<FakeWatcher>> watchers;  // guarded by mu
+  int watches = 0;                                     // Watch calls, guarded by mu
   std::recursive_mutex mu;  // the webhook's sync thread and the test thread share the fake
   std::map<std::string, std::string> objects;  // "resource/ns/name" -> JSON
   int rv = 100;
@@ -38,7 +77,15 @@ class FakeApi : public k8s::RestClient {
     rapidjson::Writer<rapidjson::StringBuffer> w(buf);
     d.Accept(w);
     ++writes;
-    return objects[key] = buf.GetString();
+    bool added = !objects.count(key);
+    objects[key] = buf.GetString();
+    for (auto& watcher : watchers) {
+      if (watcher->prefix == key) {
+        watcher->Push(objects[key],
+                      added ? k8s::WatchEvent::Type::kAdded : k8s::WatchEvent::Type::kModified);
+      }
+    }
+    return objects[key];
   }
   static std::string RvOf(const std::string& json) {
     rapidjson::Document d;
@@ -101,9 +148,35 @@ class FakeApi : public k8s::RestClient {
                                  const k8s::ListOptions&) override {
     return UnimplementedError("List");
   }
-  StatusOr<std::unique_ptr<k8s::Watcher>> Watch(const k8s::GroupVersionResource&, std::string_view,
-                                                const k8s::ListOptions&) override {
-    return UnimplementedError("Watch");
+  StatusOr<std::unique_ptr<k8s::Watcher>> Watch(const k8s::GroupVersionResource& gvr,
+                                                std::string_view ns,
+                                                const k8s::ListOptions& opts) override {
+    std::lock_guard<std::recursive_mutex> l(mu);
+    ++watches;
+    const std::string kName = "metadata.name=";
+    if (opts.field_selector.rfind(kName, 0) != 0) return UnimplementedError("Watch without name");
+    std::string key = Key(gvr, ns, opts.field_selector.substr(kName.size()));
+    auto shared = std::make_shared<FakeWatcher>(key);
+    watchers.push_back(shared);
+    if (auto it = objects.find(key); it != objects.end()) {
+      shared->Push(it->second, k8s::WatchEvent::Type::kAdded);
+    }
+    // The caller owns a forwarding handle; the fake keeps the shared state to push into.
+    struct Handle : k8s::Watcher {
+      std::shared_ptr<FakeWatcher> w;
+      StatusOr<std::optional<k8s::WatchEvent>> Next() override { return w->Next(); }
+      void Stop() override { w->Stop(); }
+    };
+    auto h = std::make_unique<Handle>();
+    h->w = shared;
+    return std::unique_ptr<k8s::Watcher>(std::move(h));
+  }
+  // Replaces the object as a re-apply of a manifest would (a PUT without the fields it lacks).
+  void Replace(const std::string& key, const std::string& json) {
+    std::lock_guard<std::recursive_mutex> l(mu);
+    rapidjson::Document d;
+    d.Parse(json.c_str());
+    Store(key, d);
   }
   StatusOr<std::string> UpdateStatus(const k8s::GroupVersionResource&, std::string_view,
                                      std::string_view, std::string_view,

@@ -7,7 +7,10 @@
 namespace draco::admission {
 
 Webhook::Webhook(k8s::RestClient& client, Clock& clock, WebhookOptions options)
-    : clock_(clock), options_(std::move(options)), sync_(client, clock, options_.certs) {}
+    : client_(client),
+      clock_(clock),
+      options_(std::move(options)),
+      sync_(client, clock, options_.certs) {}
 
 StatusOr<std::unique_ptr<Webhook>> Webhook::Start(k8s::RestClient& client, Clock& clock,
                                                   WebhookOptions options) {
@@ -32,6 +35,9 @@ StatusOr<std::unique_ptr<Webhook>> Webhook::Start(k8s::RestClient& client, Clock
   if (!server.ok()) return server.status().WithPrefix("webhook");
   w->server_ = std::move(*server);
   w->thread_ = std::thread([self] { self->SyncLoop(); });
+  if (w->options_.cert_dir.empty() && !w->options_.certs.webhook_config_name.empty()) {
+    w->watch_thread_ = std::thread([self] { self->WatchConfigLoop(); });
+  }
   return w;
 }
 
@@ -39,18 +45,28 @@ Webhook::~Webhook() {
   {
     std::lock_guard<std::mutex> l(mu_);
     stop_ = true;
+    if (watcher_) watcher_->Stop();
   }
   cv_.notify_all();
   if (thread_.joinable()) thread_.join();
+  if (watch_thread_.joinable()) watch_thread_.join();
   server_.reset();
+}
+
+StatusOr<WebhookPki> Webhook::SyncOnce() {
+  if (options_.cert_dir.empty()) return sync_.Sync();
+  auto pki = LoadMountedPki(options_.cert_dir);
+  if (!pki.ok()) return pki.status().WithPrefix("webhook certificate from " + options_.cert_dir);
+  return pki;
 }
 
 void Webhook::SyncLoop() {
   std::string installed;
   std::unique_lock<std::mutex> l(mu_);
   while (!stop_) {
+    kick_ = false;
     l.unlock();
-    auto pki = sync_.Sync();
+    auto pki = SyncOnce();
     Status st = pki.ok() ? OkStatus() : pki.status();
     if (pki.ok() && pki->serving.cert_pem != installed) {
       st = server_->SetCertificate(pki->serving);
@@ -60,10 +76,60 @@ void Webhook::SyncLoop() {
     l.lock();
     last_sync_ = st;
     if (pki.ok()) ca_bundle_ = pki->ca_bundle;
+    // At most one pass a second, however often the watch kicks (another writer fighting over
+    // the caBundle must not turn this into a busy loop).
+    auto start = clock_.Now();
+    clock_.WaitUntil(cv_, l, start + std::chrono::seconds(1), [&] { return stop_; });
     auto wait =
         st.ok() ? Clock::Duration(options_.resync) : Clock::Duration(std::chrono::seconds(5));
-    clock_.WaitUntil(cv_, l, clock_.Now() + wait, [&] { return stop_; });
+    clock_.WaitUntil(cv_, l, start + wait, [&] { return stop_ || kick_; });
   }
+}
+
+void Webhook::WatchConfigLoop() {
+  const std::string& name = options_.certs.webhook_config_name;
+  k8s::ListOptions opts;
+  opts.field_selector = "metadata.name=" + name;  // authorized by the Role's resourceNames
+  opts.timeout_seconds = 300;
+  std::unique_lock<std::mutex> l(mu_);
+  while (!stop_) {
+    l.unlock();
+    auto w = client_.Watch(kMutatingWebhookConfigurations, "", opts);
+    l.lock();
+    if (!w.ok()) {
+      spdlog::warn(
+          "webhook: watching MutatingWebhookConfiguration {}: {} (the caBundle is still "
+          "checked every {}s)",
+          name, w.status().ToString(), options_.resync.count());
+      clock_.WaitUntil(cv_, l, clock_.Now() + std::chrono::seconds(5), [&] { return stop_; });
+      continue;
+    }
+    watcher_ = std::move(*w);
+    if (stop_) break;
+    std::shared_ptr<k8s::Watcher> watcher = watcher_;
+    l.unlock();
+    for (;;) {
+      auto ev = watcher->Next();
+      if (!ev.ok() || !ev->has_value()) break;
+      const k8s::WatchEvent& e = **ev;
+      if (e.type != k8s::WatchEvent::Type::kAdded && e.type != k8s::WatchEvent::Type::kModified) {
+        continue;
+      }
+      std::lock_guard<std::mutex> g(mu_);
+      if (ca_bundle_.empty() || CaBundleCurrent(e.object->json(), ca_bundle_)) continue;
+      spdlog::info(
+          "webhook: the caBundle of MutatingWebhookConfiguration {} is not draco's "
+          "(blanked by a re-apply of the chart?); restoring it",
+          name);
+      kick_ = true;
+      cv_.notify_all();
+    }
+    l.lock();
+    watcher_.reset();
+    // A watch the server ends at once (e.g. forbidden mid-stream) must not spin.
+    clock_.WaitUntil(cv_, l, clock_.Now() + std::chrono::seconds(1), [&] { return stop_; });
+  }
+  watcher_.reset();
 }
 
 Status Webhook::Ready() const {

@@ -8,7 +8,7 @@ namespace draco::admission {
 bool IsWebhookFlag(std::string_view name) {
   return name == "webhook-bind-address" || name == "webhook-cert-secret" ||
          name == "webhook-config-name" || name == "webhook-cert-hosts" ||
-         name == "webhook-cert-validity";
+         name == "webhook-cert-validity" || name == "webhook-cert-dir";
 }
 
 StatusOr<std::chrono::seconds> ParseDurationFlag(std::string_view v) {
@@ -43,6 +43,9 @@ Status SetWebhookFlag(std::string_view name, const std::string& value, WebhookFl
       return InvalidArgumentError("--webhook-cert-validity must be at least 3m");
     }
     flags.cert_validity = *d;
+  } else if (name == "webhook-cert-dir") {
+    if (value.empty()) return InvalidArgumentError("--webhook-cert-dir: want a directory");
+    flags.cert_dir = value;
   } else {
     return InvalidArgumentError("unknown flag --" + std::string(name));
   }
@@ -59,7 +62,11 @@ std::string WebhookFlagUsage() {
          "  --webhook-cert-hosts H1,H2,...     DNS names and IPs of the serving certificate\n"
          "  --webhook-cert-validity DURATION   CA and serving certificate lifetime (default "
          "8760h;\n"
-         "                                     replaced in the last third)\n";
+         "                                     replaced in the last third)\n"
+         "  --webhook-cert-dir DIR             serve the certificate mounted in DIR (tls.crt,\n"
+         "                                     tls.key, ca.crt; e.g. from cert-manager), re-read\n"
+         "                                     every minute; draco then writes no Secret and no\n"
+         "                                     caBundle\n";
 }
 
 StatusOr<WebhookOptions> ToWebhookOptions(const WebhookFlags& flags,
@@ -74,6 +81,12 @@ StatusOr<WebhookOptions> ToWebhookOptions(const WebhookFlags& flags,
     o.certs.secret_name = flags.cert_secret;
   }
   o.certs.webhook_config_name = flags.config_name;
+  o.cert_dir = flags.cert_dir;
+  if (!o.cert_dir.empty() && !o.certs.webhook_config_name.empty()) {
+    return InvalidArgumentError(
+        "--webhook-cert-dir and --webhook-config-name: with a mounted certificate its issuer "
+        "(cert-manager's CA injector) keeps the caBundle, so draco must not");
+  }
   o.certs.validity = flags.cert_validity;
   std::string_view hosts = flags.cert_hosts;
   while (!hosts.empty()) {

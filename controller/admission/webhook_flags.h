@@ -6,6 +6,9 @@
 //   --webhook-config-name NAME     MutatingWebhookConfiguration whose caBundle draco keeps current
 //   --webhook-cert-hosts H1,H2     serving certificate DNS names / IPs (the Service's names)
 //   --webhook-cert-validity DUR    CA and serving certificate lifetime, e.g. 8760h, 30m
+//   --webhook-cert-dir DIR         serve the certificate mounted in DIR (tls.crt, tls.key, ca.crt,
+//                                  e.g. cert-manager's Secret) instead: draco writes no Secret and
+//                                  no caBundle (excludes --webhook-config-name)
 #pragma once
 
 #include <chrono>
@@ -23,6 +26,7 @@ struct WebhookFlags {
   std::string config_name;
   std::string cert_hosts;
   std::chrono::seconds cert_validity = std::chrono::hours(24 * 365);
+  std::string cert_dir;
 };
 
 // Whether `name` (without dashes) is one of the flags above.
@@ -38,7 +42,8 @@ std::string WebhookFlagUsage();
 StatusOr<std::chrono::seconds> ParseDurationFlag(std::string_view v);
 
 // The Webhook options for the flags; `default_namespace` is used for a Secret given by name only.
-// InvalidArgument when the webhook is on but --webhook-cert-hosts is empty.
+// InvalidArgument when the webhook is on but --webhook-cert-hosts is empty, or when both
+// --webhook-cert-dir and --webhook-config-name are given (the caBundle has one owner).
 StatusOr<WebhookOptions> ToWebhookOptions(const WebhookFlags& flags,
                                           const std::string& default_namespace);
 

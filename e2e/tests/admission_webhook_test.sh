@@ -4,7 +4,8 @@
 # ServiceAccount with leader election, create the webhook CA Secret, fill in the caBundle and both
 # serve the webhook with the same certificate, trusted through that caBundle; a pod with a claim in
 # a gated namespace is gated by the webhook, allocated by draco (its node pin) and bound by
-# kube-scheduler; pods elsewhere are untouched.
+# kube-scheduler; pods elsewhere are untouched. A re-apply of the manifest (GitOps) blanks the
+# caBundle, and draco restores it within seconds.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/chart_lib.sh"
 find_helm || fail "no helm binary in DRACO_BIN"
@@ -132,3 +133,23 @@ pin=$(k get pod -n $GATED train -o jsonpath='{.spec.affinity.nodeAffinity.requir
 [[ -n $(k get resourceclaim -n $GATED claim -o jsonpath='{.status.allocation}') ]] || fail "claim not allocated"
 pass "the webhook-gated pod was allocated by draco (node pin) and bound to node-0"
 grep -q 'admission webhook on 127.0.0.1' "$LOGS/$REL-1.log" || fail "replica 1 log lacks the webhook line"
+
+# GitOps: a re-apply of the chart's manifest (Argo CD Replace=true, Flux force, kubectl replace)
+# writes the configuration without a caBundle, since the chart renders none; draco, watching its
+# configuration, writes the bundle back within seconds (its periodic check alone takes a minute).
+helm get manifest "$REL" -n "$NS" |
+  awk '/^---/{if (m) exit; buf=""; next} {buf = buf $0 "\n"} /^kind: MutatingWebhookConfiguration$/{m=1} END{printf "%s", buf}' \
+  >"$tmp/mwc.yaml"
+grep -q '^kind: MutatingWebhookConfiguration$' "$tmp/mwc.yaml" || fail "no MutatingWebhookConfiguration in the release manifest"
+if grep -q 'caBundle:' "$tmp/mwc.yaml"; then fail "the release manifest carries a caBundle"; fi
+k replace -f "$tmp/mwc.yaml" >/dev/null || fail "kubectl replace of the rendered configuration"
+blanked=$SECONDS
+current_bundle() {
+  k get mutatingwebhookconfiguration "$REL-scheduling-gate" -o jsonpath='{.webhooks[0].clientConfig.caBundle}'
+}
+[[ -z $(current_bundle) ]] || echo "note: draco restored the caBundle before this test could read it blank"
+eventually 20 "draco restores the caBundle a re-apply blanked" \
+  bash -c "[[ \$(kubectl get mutatingwebhookconfiguration $REL-scheduling-gate -o jsonpath='{.webhooks[0].clientConfig.caBundle}' | base64 -d) == \"\$(cat $tmp/ca.pem)\" ]]"
+echo "caBundle back after $((SECONDS - blanked)) s"
+grep -q 'restoring it' "$LOGS/$REL-1.log" "$LOGS/$REL-2.log" || fail "no replica logged restoring the caBundle"
+eventually 30 "the API server calls draco's webhook again after the re-apply" probe_gated

@@ -88,3 +88,51 @@ for pair in "workers:workers" "kube-api-qps:kube_api_qps" "kube-api-burst:kube_a
   [[ $got == "$want" ]] || fail "chart renders --$flag=$got, the binary's default is $want"
 done
 pass "controller.workers, kubeApiQps, kubeApiBurst default to the binary's defaults"
+
+# --- Webhook caBundle: never rendered (draco writes it and restores it) -------------------------
+wh=(--kube-version 1.34.4 --set admission.mode=webhook)
+render "${wh[@]}" >"$tmp/wh.yaml" || fail "webhook mode"
+if grep -q '^ *caBundle:' "$tmp/wh.yaml"; then fail "the webhook configuration renders a caBundle"; fi
+if grep -qE '(\(|\{\{-?) *lookup ' "$CHART_DIR/templates/admissionwebhook.yaml"; then
+  fail "admissionwebhook.yaml uses lookup (empty under helm template, Argo CD and Flux)"
+fi
+awk '/resources: \[mutatingwebhookconfigurations\]/{getline; getline; print}' "$tmp/wh.yaml" |
+  grep -qx '  verbs: \[get, watch, patch\]' ||
+  fail "draco may not watch its webhook configuration: $(grep -A3 mutatingwebhookconfigurations "$tmp/wh.yaml")"
+pass "webhook mode: no caBundle rendered, no lookup; draco may get, watch and patch its configuration"
+
+# --- cert-manager for the webhook -----------------------------------------------------------------
+cm=("${wh[@]}" --api-versions cert-manager.io/v1/Certificate --set admission.webhook.certManager.enabled=true)
+render "${cm[@]}" >"$tmp/cm.yaml" || fail "webhook certManager"
+got=$(awk '/^kind: /{k=$2} /^  name: /{if (k) {print k "/" $2; k=""}}' "$tmp/cm.yaml" | sort)
+for k in Certificate/draco-webhook Certificate/draco-webhook-ca Issuer/draco-selfsigned Issuer/draco-webhook-ca; do
+  grep -qx "$k" <<<"$got" || fail "certManager: $k not rendered"
+done
+if grep -qx 'Role/draco-webhook' <<<"$got"; then fail "certManager: draco still gets the Secret Role"; fi
+if grep -q 'mutatingwebhookconfigurations' "$tmp/cm.yaml"; then fail "certManager: draco may still patch the caBundle"; fi
+grep -qx '    cert-manager.io/inject-ca-from: default/draco-webhook' "$tmp/cm.yaml" ||
+  fail "certManager: no inject-ca-from annotation naming the Certificate"
+awk '/^kind: Certificate$/{c=1} c && /^  name: draco-webhook$/{s=1} s' "$tmp/cm.yaml" >"$tmp/cert.yaml"
+for line in '  secretName: draco-webhook-tls' '  - "draco-webhook.default.svc"' '    name: draco-webhook-ca'; do
+  grep -qxF "$line" "$tmp/cert.yaml" || fail "serving Certificate lacks '$line'"
+done
+grep -qx -- '        - --webhook-cert-dir=/etc/draco/webhook-tls' "$tmp/cm.yaml" || fail "certManager: no --webhook-cert-dir"
+for f in --webhook-cert-secret --webhook-config-name --webhook-cert-validity; do
+  if grep -q -- "$f" "$tmp/cm.yaml"; then fail "certManager: $f still rendered"; fi
+done
+grep -qx '          secretName: draco-webhook-tls' "$tmp/cm.yaml" || fail "certManager: Secret not mounted"
+pass "certManager: Certificate (self-signed CA chain), inject-ca-from, mounted Secret, no Secret/caBundle RBAC"
+
+render "${cm[@]}" --set admission.webhook.certManager.issuerRef.name=corp-ca \
+  --set admission.webhook.certManager.issuerRef.kind=ClusterIssuer >"$tmp/cm2.yaml" || fail "issuerRef"
+if grep -q '^kind: Issuer' "$tmp/cm2.yaml"; then fail "issuerRef given, the chart still creates Issuers"; fi
+grep -A3 '  issuerRef:' "$tmp/cm2.yaml" | grep -q 'kind: ClusterIssuer' || fail "issuerRef not rendered"
+pass "certManager.issuerRef: the given ClusterIssuer signs, no chart Issuers"
+expect_fail "certManager without cert-manager" "does not serve cert-manager.io/v1 Certificate" \
+  "${wh[@]}" --set admission.webhook.certManager.enabled=true
+expect_fail "certManager in policy mode" "certManager.enabled=true but draco serves no webhook" \
+  --api-versions cert-manager.io/v1/Certificate --set admission.webhook.certManager.enabled=true
+expect_fail "certManager with a webhook URL" "certManager.enabled=true with admission.webhook.url" \
+  "${cm[@]}" --set admission.webhook.url=https://127.0.0.1:9443/mutate
+expect_fail "schema: bad issuer kind" "kind.*must be one of" \
+  "${cm[@]}" --set admission.webhook.certManager.issuerRef.kind=Vault

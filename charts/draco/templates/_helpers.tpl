@@ -144,6 +144,12 @@ exactly the same namespaces. */}}
 {{- and .Values.admission.enabled (eq (include "draco.admissionMode" .) "webhook") }}
 {{- end }}
 
+{{/* "true" when cert-manager issues the webhook's certificate (admission.webhook.certManager in
+webhook mode): draco then reads the mounted Secret and writes neither it nor the caBundle. */}}
+{{- define "draco.webhookCertManager" -}}
+{{- and (eq (include "draco.webhookEnabled" .) "true") .Values.admission.webhook.certManager.enabled }}
+{{- end }}
+
 {{/* "true" when the gate covers extended-resource pods: admission.extendedResources.enabled true,
 or "auto" in policy mode (draco's webhook gates spec.resourceClaims only). */}}
 {{- define "draco.extendedResourcesGated" -}}
