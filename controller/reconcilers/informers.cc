@@ -239,6 +239,23 @@ bool Informers::HasSynced() const {
           (policy_was_absent_ || policy_informer_->HandlerHasSynced(policy_handler_id_)));
 }
 
+std::vector<Informers::InformerHealth> Informers::Health() const {
+  std::vector<InformerHealth> out;
+  for (size_t i = 0; i < informers_.size(); ++i) {
+    out.push_back({informers_[i]->name(), informers_[i]->HandlerHasSynced(handler_ids_[i]),
+                   informers_[i]->WatchDownSince()});
+  }
+  std::lock_guard<std::mutex> l(policy_mu_);
+  if (policy_state_ == PolicyState::kProbing) {
+    out.push_back({kAllocationPoliciesGvr.resource, false, std::nullopt});
+  } else if (policy_state_ == PolicyState::kWatching) {
+    out.push_back({policy_informer_->name(),
+                   policy_was_absent_ || policy_informer_->HandlerHasSynced(policy_handler_id_),
+                   policy_informer_->WatchDownSince()});
+  }
+  return out;
+}
+
 void Informers::Stop() {
   {
     std::lock_guard<std::mutex> l(policy_mu_);

@@ -28,7 +28,9 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <shared_mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -87,6 +89,17 @@ class Informers {
   StatusOr<size_t> CatchUp();
   bool HasSynced() const;
   void Stop();
+
+  // One informer as a liveness check sees it.
+  struct InformerHealth {
+    std::string name;  // the resource, e.g. "resourceclaims"
+    bool synced = false;
+    // SharedInformer::WatchDownSince(): nullopt while its watch is open.
+    std::optional<Clock::TimePoint> watch_down_since;
+  };
+  // One entry per informer; the AllocationPolicy one while it is watched, or, while the CRD probe
+  // has no answer yet, as not synced with no watch. Thread-safe.
+  std::vector<InformerHealth> Health() const;
 
   // State of the optional AllocationPolicy informer.
   enum class PolicyState { kProbing, kAbsent, kWatching };

@@ -24,6 +24,7 @@ std::string FlagUsage() {
   u += "  --leader-elect-lease-name NAME     Lease name (default " + d.leader_elect_lease_name +
        ")\n";
   auto secs = [](std::chrono::milliseconds v) { return std::to_string(v.count() / 1000) + "s"; };
+  auto mins = [](std::chrono::milliseconds v) { return std::to_string(v.count() / 60000) + "m"; };
   u += "  --leader-elect-lease-duration D    how long standbys wait after the last renewal they "
        "saw\n"
        "                                     before taking over (default " +
@@ -39,6 +40,19 @@ std::string FlagUsage() {
   u += "  --health-probe-bind-address ADDR   /healthz, /readyz (default " +
        d.health_probe_bind_address + "; 0 = off)\n";
   u += "    (ADDR :PORT listens on 127.0.0.1 only; 0.0.0.0:PORT on every address, as in a pod)\n";
+  u += "  --healthz-initial-sync-timeout D   /healthz fails when an informer has not synced this\n"
+       "                                     long after start-up (default " +
+       mins(d.healthz_initial_sync_timeout) + ")\n";
+  u += "  --healthz-watch-down-timeout D     ... when a synced informer's watch has been down\n"
+       "                                     (listing, reconnecting) this long (default " +
+       mins(d.healthz_watch_down_timeout) + ")\n";
+  u += "  --healthz-stuck-worker-timeout D   ... when a worker has been busy with one item this\n"
+       "                                     long (default " +
+       mins(d.healthz_stuck_worker_timeout) +
+       "); and, with leader election, when the leader\n"
+       "                                     has not renewed within the lease duration or a\n"
+       "                                     standby has not tried to acquire within the lease\n"
+       "                                     duration plus the renew deadline\n";
   u += "  --kube-api-qps N                   client QPS (default " +
        std::to_string(static_cast<int>(d.kube_api_qps)) + ")\n";
   u += "  --kube-api-burst N                 client burst (default " +

@@ -34,6 +34,7 @@
 #include "controller/reconcilers/snapshot_allocator.h"
 #include "controller/reconcilers/worker.h"
 #include "controller/run/leadership.h"
+#include "controller/run/liveness.h"
 #include "controller/run/manager.h"
 #include "controller/run/proto_schema.h"
 #include "controller/run/runnables.h"
@@ -246,6 +247,12 @@ Status SetFlag(Flags& f, const std::string& name, const std::string& v, const st
     st = set_duration_1s(f.group_reserve_after);
   } else if (name == "group-reserve-max") {
     st = set_duration_1s(f.group_reserve_max);
+  } else if (name == "healthz-initial-sync-timeout") {
+    st = set_duration_1s(f.healthz_initial_sync_timeout);
+  } else if (name == "healthz-watch-down-timeout") {
+    st = set_duration_1s(f.healthz_watch_down_timeout);
+  } else if (name == "healthz-stuck-worker-timeout") {
+    st = set_duration_1s(f.healthz_stuck_worker_timeout);
   } else if (name == "metrics-bind-address") {
     f.metrics_bind_address = v;
   } else if (name == "health-probe-bind-address") {
@@ -439,15 +446,17 @@ int RunMain(int argc, char** argv) {
   metrics.SetClaimLifecycleOwner(reconcilers::LifecycleOwnerName(lifecycle.Owner()));
   spdlog::info("claim lifecycle: --claim-lifecycle={} ({})", flags->claim_lifecycle,
                lifecycle.Reason());
+  Liveness liveness(clock, {flags->healthz_initial_sync_timeout, flags->healthz_watch_down_timeout,
+                            flags->healthz_stuck_worker_timeout});
   TermDeps deps{*flags,    clock,      cache,    informers, metrics,
-                lifecycle, wq_metrics, features, identity};
+                lifecycle, wq_metrics, features, identity,  &liveness};
   RunState st;
   Manager mgr;
   // Every replica serves the webhook and the probes, leader or not.
   std::unique_ptr<admission::Webhook> webhook;
   mgr.Add(WebhookRunnable(*flags, *client, clock, webhook));
   std::vector<std::unique_ptr<server::HttpServer>> servers;
-  mgr.Add(ServersRunnable(*flags, servers, informers, webhook, {registry, inventory}));
+  mgr.Add(ServersRunnable(*flags, servers, informers, liveness, webhook, {registry, inventory}));
   mgr.Add(Runnable{"informers",
                    [&] {
                      informers.Start();
@@ -464,8 +473,8 @@ int RunMain(int argc, char** argv) {
                    }});
   std::unique_ptr<k8s::LeaderElector> elector;
   std::thread elector_thread;
-  mgr.Add(ElectionRunnable(*flags, identity, *lease_client, clock, warm, metrics, st, elector,
-                           elector_thread));
+  mgr.Add(ElectionRunnable(*flags, identity, *lease_client, clock, warm, metrics, liveness, st,
+                           elector, elector_thread));
   std::unique_ptr<ControllerTerm> term;
   std::thread terms_thread;
   mgr.Add(Runnable{"controller",

@@ -75,6 +75,11 @@ struct Flags {
   std::chrono::milliseconds group_reserve_max{600000};
   // How often the auto claim lifecycle probes (LifecycleProbe's interval).
   std::chrono::milliseconds claim_lifecycle_probe_interval{30000};
+  // /healthz thresholds (liveness.h LivenessOptions): an informer not synced this long after
+  // start-up, a synced informer's watch down this long, a worker busy with one item this long.
+  std::chrono::milliseconds healthz_initial_sync_timeout{600000};
+  std::chrono::milliseconds healthz_watch_down_timeout{300000};
+  std::chrono::milliseconds healthz_stuck_worker_timeout{300000};
   double kube_api_qps = 100;
   int kube_api_burst = 200;
   int workers = 32;

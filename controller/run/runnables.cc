@@ -27,10 +27,10 @@ Runnable WebhookRunnable(const Flags& flags, k8s::RestClient& client, Clock& clo
 
 Runnable ServersRunnable(const Flags& flags,
                          std::vector<std::unique_ptr<server::HttpServer>>& servers,
-                         reconcilers::Informers& informers,
+                         reconcilers::Informers& informers, Liveness& liveness,
                          const std::unique_ptr<admission::Webhook>& webhook,
                          std::vector<std::shared_ptr<prometheus::Collectable>> collectables) {
-  auto start = [&flags, &servers, &informers, &webhook,
+  auto start = [&flags, &servers, &informers, &liveness, &webhook,
                 collectables = std::move(collectables)]() -> Status {
     auto serve = [&](const std::string& addr, std::vector<server::Route> routes) -> Status {
       if (addr == "0") return OkStatus();
@@ -46,7 +46,7 @@ Runnable ServersRunnable(const Flags& flags,
                                                       : UnavailableError("caches not synced");
                                          }}};
     if (webhook) ready.push_back({"webhook", [&webhook] { return webhook->Ready(); }});
-    std::vector<server::Route> probes = {server::ProbeRoute("/healthz", {}),
+    std::vector<server::Route> probes = {server::ProbeRoute("/healthz", liveness.Checks(informers)),
                                          server::ProbeRoute("/readyz", ready)};
     if (flags.metrics_bind_address == flags.health_probe_bind_address) {
       probes.push_back(server::MetricsRoute(collectables));
@@ -64,13 +64,15 @@ Runnable ServersRunnable(const Flags& flags,
 
 Runnable ElectionRunnable(const Flags& flags, const std::string& identity,
                           k8s::RestClient& lease_client, Clock& clock, WarmClients& warm,
-                          metrics::ControllerMetrics& metrics, RunState& st,
+                          metrics::ControllerMetrics& metrics, Liveness& liveness, RunState& st,
                           std::unique_ptr<k8s::LeaderElector>& elector, std::thread& thread) {
-  auto start = [&flags, &identity, &lease_client, &clock, &warm, &metrics, &st, &elector,
+  auto start = [&flags, &identity, &lease_client, &clock, &warm, &metrics, &liveness, &st, &elector,
                 &thread]() -> Status {
     if (flags.leader_elect) {
       elector = StartElector(flags, identity, lease_client, clock, warm, metrics, st);
       if (!elector) return InvalidArgumentError("invalid leader election configuration");
+      liveness.SetElector(elector.get(), flags.leader_elect_lease_duration,
+                          flags.leader_elect_renew_deadline);
       thread = std::thread([&elector, &st] { ElectorLoop(*elector, st); });
       return OkStatus();
     }
@@ -86,7 +88,8 @@ Runnable ElectionRunnable(const Flags& flags, const std::string& identity,
   };
   // The controller's begin_stop (added after this runnable, so it runs first) has shut the write
   // fence; releasing the Lease now lets the next leader start while the workers drain.
-  auto begin_stop = [&elector] {
+  auto begin_stop = [&elector, &liveness] {
+    liveness.SetElector(nullptr, {}, {});  // it stops campaigning now
     if (elector) elector->Stop();
   };
   auto wait = [&thread, &st] {

@@ -14,6 +14,7 @@
 #include "controller/metrics/controller_metrics.h"
 #include "controller/reconcilers/informers.h"
 #include "controller/run/leadership.h"
+#include "controller/run/liveness.h"
 #include "controller/run/manager.h"
 #include "controller/run/run.h"
 #include "controller/server/http_server.h"
@@ -26,19 +27,21 @@ namespace draco::run {
 Runnable WebhookRunnable(const Flags& flags, k8s::RestClient& client, Clock& clock,
                          std::unique_ptr<admission::Webhook>& webhook);
 
-// /metrics, /healthz and /readyz (ready: informers synced, webhook ready) on the metrics and
-// health-probe addresses (one server when they are equal; none for "0"), kept in `servers`.
+// /metrics, /healthz (liveness.h's checks) and /readyz (ready: informers synced, webhook ready)
+// on the metrics and health-probe addresses (one server when they are equal; none for "0"), kept
+// in `servers`.
 Runnable ServersRunnable(const Flags& flags,
                          std::vector<std::unique_ptr<server::HttpServer>>& servers,
-                         reconcilers::Informers& informers,
+                         reconcilers::Informers& informers, Liveness& liveness,
                          const std::unique_ptr<admission::Webhook>& webhook,
                          std::vector<std::shared_ptr<prometheus::Collectable>> collectables);
 
-// With --leader-elect: the elector and its thread (begin_stop releases the Lease, wait joins);
-// without: a never-fenced client and `st.leading` at once.
+// With --leader-elect: the elector and its thread (begin_stop releases the Lease, wait joins),
+// attached to `liveness` from start to begin_stop; without: a never-fenced client and
+// `st.leading` at once.
 Runnable ElectionRunnable(const Flags& flags, const std::string& identity,
                           k8s::RestClient& lease_client, Clock& clock, WarmClients& warm,
-                          metrics::ControllerMetrics& metrics, RunState& st,
+                          metrics::ControllerMetrics& metrics, Liveness& liveness, RunState& st,
                           std::unique_ptr<k8s::LeaderElector>& elector, std::thread& thread);
 
 // With --metrics-secure: /metrics on the metrics address over HTTPS, for callers the API server

@@ -6,6 +6,7 @@
 
 #include "controller/allocator/allocator.h"
 #include "controller/reconcilers/claim_util.h"
+#include "controller/run/liveness.h"
 #include "k8sclient/object.h"
 #include "k8sclient/rest_client_impl.h"
 
@@ -27,6 +28,7 @@ ControllerTerm::ControllerTerm(const TermDeps& deps, k8s::RestClient& writes)
   queue_ = std::make_unique<k8s::workqueue::RateLimitingQueue>(
       qo, std::make_unique<k8s::workqueue::MaxOfRateLimiter>(std::move(limiters)));
   enqueuer_ = std::make_unique<reconcilers::QueueEnqueuer>(*queue_);
+  if (deps.liveness) deps.liveness->SetQueue(queue_.get());
   writer_ = std::make_unique<reconcilers::RestApiWriter>(writes);
   recorder_ =
       std::make_unique<reconcilers::AsyncEventRecorder>(writes, deps.clock, "draco", deps.identity);
@@ -106,6 +108,7 @@ void ControllerTerm::Join() {
     hook_->term = nullptr;
   }
   worker_->Join();
+  if (deps_.liveness) deps_.liveness->SetQueue(nullptr);
   if (auditor_.joinable()) auditor_.join();
   deps_.informers.SetController(nullptr);
   deps_.informers.SetEventSink(nullptr);

@@ -37,6 +37,8 @@
 
 namespace draco::run {
 
+class Liveness;
+
 // What every term shares. All references must outlive the terms.
 struct TermDeps {
   const Flags& flags;
@@ -50,6 +52,8 @@ struct TermDeps {
   metrics::WorkqueueMetricsProvider& wq_metrics;
   alloc::Features features;
   std::string identity;  // reportingInstance of Events
+  // Where the term's work queue is attached for the /healthz workers check (may be null).
+  Liveness* liveness = nullptr;
 };
 
 class ControllerTerm {

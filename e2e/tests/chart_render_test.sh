@@ -54,6 +54,16 @@ grep -q 'Object.spec.schedulingGates{name: "draco.dev/allocation"}' "$tmp/defaul
 if grep -q 'type: Recreate' "$tmp/default.yaml"; then fail "Recreate strategy with leader election"; fi
 pass "controller flags, security contexts and the gate mutation are rendered"
 
+# The startupProbe covers the initial LIST (on /readyz: informers synced), before liveness starts;
+# /healthz's thresholds are flags.
+probe=$(awk '/^        startupProbe:/{p=1; next} p && /^        [a-zA-Z]/{exit} p' "$tmp/default.yaml")
+grep -q 'path: /readyz' <<<"$probe" && grep -q 'failureThreshold: 60' <<<"$probe" \
+  && grep -q 'periodSeconds: 10' <<<"$probe" || fail "startupProbe not rendered: '$probe'"
+for f in initial-sync-timeout=10m watch-down-timeout=5m stuck-worker-timeout=5m; do
+  grep -q -- "- --healthz-$f" "$tmp/default.yaml" || fail "--healthz-$f missing"
+done
+pass "startupProbe on /readyz (10 minutes before liveness) and the /healthz thresholds"
+
 render -f "$CHART_DIR/ci/all-features-values.yaml" --set metrics.serviceMonitor.enabled=true \
   --api-versions monitoring.coreos.com/v1/ServiceMonitor >"$tmp/all.yaml" || fail "all features"
 for k in NetworkPolicy/draco PodDisruptionBudget/draco ConfigMap/draco-dashboard \

@@ -37,7 +37,8 @@ Reflector::Reflector(ListerWatcher& lw, ReflectorStore& store, ReflectorOptions 
       options_(WithDefaults(std::move(options))),
       clock_(options_.clock != nullptr ? *options_.clock : RealClock::Get()),
       backoff_({kInitialBackoff, kBackoffFactor, kBackoffJitter, kMaxBackoff, kBackoffReset},
-               clock_, options_.rand01) {}
+               clock_, options_.rand01),
+      watch_down_since_(clock_.Now()) {}
 
 Reflector::~Reflector() { Stop(); }
 
@@ -51,6 +52,12 @@ void Reflector::Stop() {
 bool Reflector::WaitOrStop(Clock::Duration d) {
   std::unique_lock<std::mutex> lock(mu_);
   return clock_.WaitUntil(cv_, lock, clock_.Now() + d, [this] { return stopped_; });
+}
+
+std::optional<Clock::TimePoint> Reflector::WatchDownSince() const {
+  std::lock_guard<std::mutex> l(mu_);
+  if (watching_) return std::nullopt;
+  return watch_down_since_;
 }
 
 std::string Reflector::LastSyncResourceVersion() const {
@@ -175,7 +182,10 @@ Status Reflector::WatchLoop() {
     {
       std::lock_guard<std::mutex> l(mu_);
       if (stopped_) return OkStatus();
-      if (w.ok()) current_watch_ = w->get();
+      if (w.ok()) {
+        current_watch_ = w->get();
+        watching_ = true;
+      }
     }
     if (!w.ok()) {
       if (IsRetriableWatchError(w.status())) {
@@ -190,6 +200,8 @@ Status Reflector::WatchLoop() {
     {
       std::lock_guard<std::mutex> l(mu_);
       current_watch_ = nullptr;
+      watching_ = false;
+      watch_down_since_ = clock_.Now();
       if (stopped_) return OkStatus();
     }
     w->reset();

@@ -27,6 +27,7 @@
 #include <condition_variable>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "base/backoff.h"
@@ -72,6 +73,10 @@ class Reflector {
   std::string LastSyncResourceVersion() const;
   // True once a LIST has been stored.
   bool HasListed() const { return listed_.load(); }
+  // nullopt while a watch is open. Otherwise the moment the last watch ended (the reflector's
+  // construction before the first one): since when it has been listing, backing off or
+  // reconnecting. A liveness check compares its age with a threshold. Thread-safe.
+  std::optional<Clock::TimePoint> WatchDownSince() const;
 
  private:
   Status List();
@@ -95,6 +100,8 @@ class Reflector {
   bool last_sync_rv_unavailable_ = false;
   bool stopped_ = false;
   Watcher* current_watch_ = nullptr;
+  bool watching_ = false;                // a watch is open (WatchDownSince)
+  Clock::TimePoint watch_down_since_{};  // when the last one ended, or construction
   std::atomic<bool> listed_{false};
 };
 

@@ -162,6 +162,21 @@ TEST_F(ReflectorTest, ConnectionFailureDuringWatchRelistsFromLastResourceVersion
   EXPECT_EQ(store_->Size(), 2u);
 }
 
+TEST_F(ReflectorTest, WatchDownSinceIsEmptyWhileAWatchIsOpen) {
+  lw_.PushList(List("5", {}));
+  auto w1 = lw_.PushWatch();
+  const auto t0 = clock_.Now();
+  StartReflector();
+  ASSERT_TRUE(Eventually([&] { return !reflector_->WatchDownSince().has_value(); }));
+  clock_.Step(std::chrono::seconds(10));
+  w1->Push(Ev(T::kAdded, Obj("ns", "a", "6")));
+  w1->CloseWithError(UnavailableError("connection reset"));  // no list scripted: stays down
+  ASSERT_TRUE(Eventually([&] { return reflector_->WatchDownSince().has_value(); }));
+  EXPECT_EQ(*reflector_->WatchDownSince(), t0 + std::chrono::seconds(10));
+  ASSERT_TRUE(StepUntil(clock_, [&] { return Lists() >= 3; }));  // relists fail and back off
+  EXPECT_EQ(*reflector_->WatchDownSince(), t0 + std::chrono::seconds(10));
+}
+
 TEST_F(ReflectorTest, VeryShortWatchIsAFailure) {
   lw_.PushList(List("5", {}));
   lw_.PushWatch()->Close();  // closes at once with no events

@@ -33,6 +33,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <variant>
@@ -104,6 +105,9 @@ class SharedInformer {
   // The cache. Reads are always safe; writing to it is reserved to the informer.
   const Indexer& GetIndexer() const { return *indexer_; }
   std::string LastSyncResourceVersion() const { return reflector_->LastSyncResourceVersion(); }
+  // The reflector's Reflector::WatchDownSince(): nullopt while its watch is open.
+  std::optional<Clock::TimePoint> WatchDownSince() const { return reflector_->WatchDownSince(); }
+  const std::string& name() const { return options_.name; }
 
  private:
   struct Delta;

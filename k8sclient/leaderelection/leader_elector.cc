@@ -221,6 +221,16 @@ Clock::TimePoint LeaderElector::ValidUntil() const {
   return Clock::TimePoint(Clock::Duration(valid_until_.load()));
 }
 
+Clock::TimePoint LeaderElector::LastRenewal() const {
+  const Clock::TimePoint until = ValidUntil();
+  if (until == Clock::TimePoint::min()) return until;
+  return until - config_.renew_deadline;
+}
+
+Clock::TimePoint LeaderElector::LastAttempt() const {
+  return Clock::TimePoint(Clock::Duration(last_attempt_.load()));
+}
+
 LeaderElector::~LeaderElector() {
   Stop();
   JoinAttempt();
@@ -246,6 +256,7 @@ void LeaderElector::JoinAttempt() {
 
 LeaderElector::Outcome LeaderElector::Attempt(Clock::TimePoint deadline) {
   JoinAttempt();  // an abandoned attempt must end before the next one starts
+  last_attempt_ = clock_.Now().time_since_epoch().count();
   auto state = std::make_shared<AttemptState>();
   {
     std::lock_guard<std::mutex> l(mu_);

@@ -99,13 +99,24 @@ class LeaderElector {
   Clock::TimePoint ValidUntil() const;
   // The last observed holder ("" if none).
   std::string Leader() const;
+  // While leading: the start of the last successful acquire or renewal (ValidUntil() minus
+  // renew_deadline). TimePoint::min() while not leading.
+  Clock::TimePoint LastRenewal() const;
+  // The start of the last acquire-or-renew attempt, whatever its outcome (the elector's creation
+  // before the first): a campaigning or leading elector starts one at least every retry_period
+  // (+20% jitter) plus the length of the previous attempt (at most renew_deadline). Liveness
+  // checks compare these two with the clock (client-go's HealthzAdaptor checks the first).
+  Clock::TimePoint LastAttempt() const;
 
   // One acquire-or-renew round (exposed for tests). True when we hold the lease afterwards.
   bool TryAcquireOrRenew();
 
  private:
   LeaderElector(RestClient& client, Clock& clock, LeaderElectionConfig config)
-      : client_(client), clock_(clock), config_(std::move(config)) {}
+      : client_(client),
+        clock_(clock),
+        config_(std::move(config)),
+        last_attempt_(clock.Now().time_since_epoch().count()) {}
   struct AttemptState;
   enum class Outcome { kSucceeded, kFailed, kTimedOut, kStopped };
   // Runs TryAcquireOrRenew on attempt_thread_ and waits until it ends, `deadline` passes or Stop().
@@ -135,6 +146,7 @@ class LeaderElector {
   std::atomic<bool> leading_{false};
   std::atomic<Clock::Duration::rep> valid_until_{
       Clock::TimePoint::min().time_since_epoch().count()};
+  std::atomic<Clock::Duration::rep> last_attempt_{0};
   std::thread attempt_thread_;
   std::shared_ptr<AttemptState> attempt_;
   std::thread watch_thread_;

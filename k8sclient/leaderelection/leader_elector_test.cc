@@ -282,6 +282,31 @@ TEST(LeaderElectorTest, ValidUntilIsRenewDeadlineAfterTheLastSuccessfulAttemptSt
   EXPECT_EQ(stopped, 1);
 }
 
+TEST(LeaderElectorTest, LastAttemptAndLastRenewalFollowTheRounds) {
+  FakeLeaseClient client;
+  FakeClock clock;
+  std::atomic<int> started{0}, stopped{0};
+  const auto t0 = clock.Now();
+  auto e = *LeaderElector::New(client, clock, Cfg("a", &started, &stopped));
+  EXPECT_EQ(e->LastAttempt(), t0);  // creation, before the first attempt
+  EXPECT_EQ(e->LastRenewal(), Clock::TimePoint::min());
+  client.fail = true;  // campaigning: every attempt fails
+  std::thread t([&] { e->Run(); });
+  StepWhenParked(clock, 3s);  // the retry after the first failed attempt
+  while (e->LastAttempt() != t0 + 3s) std::this_thread::yield();
+  EXPECT_EQ(e->LastRenewal(), Clock::TimePoint::min());
+  client.fail = false;
+  StepWhenParked(clock, 3s);  // acquires at t0+6s
+  while (started == 0) std::this_thread::yield();
+  EXPECT_EQ(e->LastRenewal(), t0 + 6s);
+  StepWhenParked(clock, 2s);  // renews at t0+8s
+  while (e->LastRenewal() != t0 + 8s) std::this_thread::yield();
+  EXPECT_EQ(e->LastAttempt(), t0 + 8s);
+  e->Stop();
+  t.join();
+  EXPECT_EQ(e->LastRenewal(), Clock::TimePoint::min());
+}
+
 // A renewal that is still running at the deadline is abandoned: leadership ends at the deadline
 // (measured from the last successful renewal, not from the start of the slow attempt), and the
 // attempt's later success does not bring it back.

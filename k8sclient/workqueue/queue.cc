@@ -158,6 +158,15 @@ bool Queue::ShuttingDown() const {
   return shutting_down_;
 }
 
+std::optional<Queue::InFlight> Queue::OldestInFlight() const {
+  std::lock_guard<std::mutex> l(mu_);
+  std::optional<InFlight> oldest;
+  for (const auto& [item, start] : start_times_) {
+    if (!oldest || start < oldest->started) oldest = InFlight{item, start};
+  }
+  return oldest;
+}
+
 void Queue::UpdateUnfinishedWork() {
   std::lock_guard<std::mutex> l(mu_);
   const auto now = clock_->Now();

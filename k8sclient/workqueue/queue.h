@@ -71,6 +71,15 @@ class Queue {
   virtual void ShutDownWithDrain();
   bool ShuttingDown() const;
 
+  // The item handed out longest ago and not Done yet, with the moment Get() handed it out (on the
+  // queue's clock): what the longest-busy worker is working on. nullopt when no item is being
+  // processed. A liveness check compares its age with a threshold to find a wedged worker.
+  struct InFlight {
+    std::string item;
+    Clock::TimePoint started;
+  };
+  std::optional<InFlight> OldestInFlight() const;
+
   // Recomputes the unfinished-work gauges (also done every 500ms when a metrics provider was
   // given).
   void UpdateUnfinishedWork();

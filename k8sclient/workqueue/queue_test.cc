@@ -304,5 +304,28 @@ TEST(QueueTest, MetricsFollowTheItemLifecycle) {
   EXPECT_EQ(m.work->obs, std::vector<double>{3.0});
 }
 
+TEST(QueueTest, OldestInFlightIsTheItemHandedOutLongestAgo) {
+  FakeClock clock;
+  Queue q({"claims", nullptr, &clock});
+  EXPECT_FALSE(q.OldestInFlight().has_value());
+  q.Add("a");
+  q.Add("b");
+  const auto t0 = clock.Now();
+  ASSERT_EQ(*q.Get(), "a");
+  clock.Step(std::chrono::seconds(5));
+  ASSERT_EQ(*q.Get(), "b");
+  auto oldest = q.OldestInFlight();
+  ASSERT_TRUE(oldest.has_value());
+  EXPECT_EQ(oldest->item, "a");
+  EXPECT_EQ(oldest->started, t0);
+  q.Done("a");
+  oldest = q.OldestInFlight();
+  ASSERT_TRUE(oldest.has_value());
+  EXPECT_EQ(oldest->item, "b");
+  EXPECT_EQ(oldest->started, t0 + std::chrono::seconds(5));
+  q.Done("b");
+  EXPECT_FALSE(q.OldestInFlight().has_value());
+}
+
 }  // namespace
 }  // namespace draco::k8s::workqueue
