@@ -34,8 +34,11 @@ COPY scripts/install-deps.sh /src/scripts/install-deps.sh
 RUN DRACO_DEPS_GO=0 /src/scripts/install-deps.sh && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
+# The source revision for `draco --version`, draco_build_info and the User-Agent (the context has
+# no .git).
+ARG REVISION=unknown
 RUN cmake -S . -B build -G Ninja -DDRACO_WERROR=ON -DCMAKE_BUILD_TYPE=Release \
-      -DBUILD_TESTING=OFF -DDRACO_BUILD_BENCHMARKS=OFF \
+      -DBUILD_TESTING=OFF -DDRACO_BUILD_BENCHMARKS=OFF -DDRACO_REVISION="${REVISION}" \
  && cmake --build build --target draco \
  && bin=$(find build -type f -name draco -perm -u+x | head -n 1) \
  && test -n "$bin" \

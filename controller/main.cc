@@ -3,6 +3,7 @@
 //
 //   draco simulate -f FILE|DIR   allocate manifests offline, print allocations and explanations
 //   draco explain -f FILE|DIR (CLAIM | pod/NAME)   print the allocation funnel of a claim or pod
+//   draco version | draco --version   print the version, source revision and platform
 //   kubectl-draco explain|pools|simulate   the kubectl plugin (this binary under that name)
 #include <array>
 #include <cstdlib>
@@ -12,6 +13,7 @@
 #include <malloc.h>
 #endif
 
+#include "base/version.h"
 #include "controller/simulate/simulate.h"
 #ifdef DRACO_HAVE_KUBECTL
 #include "controller/kubectl/plugin.h"
@@ -63,6 +65,7 @@ void SkipDefaultCaBundleLoads() {
 int Usage(std::ostream& os, int rc) {
   os << "usage: draco <subcommand> [flags]\n";
   for (const auto& s : kSubcommands) os << "  " << s.name << "\t" << s.help << "\n";
+  os << "  version\tprint the version, source revision and platform (also --version)\n";
   return rc;
 }
 
@@ -82,6 +85,10 @@ int main(int argc, char** argv) {
   if (std::strcmp(argv[1], "-h") == 0 || std::strcmp(argv[1], "--help") == 0 ||
       std::strcmp(argv[1], "help") == 0) {
     return Usage(std::cout, 0);
+  }
+  if (std::strcmp(argv[1], "--version") == 0 || std::strcmp(argv[1], "version") == 0) {
+    std::cout << draco::VersionLine() << "\n";
+    return 0;
   }
   for (const auto& s : kSubcommands) {
     if (std::strcmp(argv[1], s.name) == 0) return s.main(argc - 1, argv + 1);

@@ -8,6 +8,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "base/version.h"
 #include "controller/kubectl/cluster.h"
 #include "controller/kubectl/plugin.h"
 #include "controller/kubectl/pools.h"
@@ -251,6 +252,14 @@ int RunPlugin(std::vector<std::string> args, std::string* out, std::string* err 
   *out = o.str();
   if (err) *err = e.str();
   return rc;
+}
+
+TEST(KubectlDracoTest, VersionPrintsDracosVersionLine) {
+  std::string out;
+  EXPECT_EQ(RunPlugin({"version"}, &out), 0);
+  EXPECT_EQ(out, VersionLine() + "\n");
+  EXPECT_EQ(RunPlugin({"--version"}, &out), 0);
+  EXPECT_EQ(out, VersionLine() + "\n");
 }
 
 TEST(KubectlExplainTest, PendingPodNamesTheFilterAndTheNodeThatFits) {

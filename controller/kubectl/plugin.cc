@@ -5,6 +5,7 @@
 #include <sstream>
 #include <string_view>
 
+#include "base/version.h"
 #include "controller/kubectl/cluster.h"
 #include "controller/kubectl/pools.h"
 #include "controller/kubectl/status.h"
@@ -22,6 +23,7 @@ constexpr std::string_view kUsage =
     "usage: kubectl draco explain (pod/NAME | claim/NAME | NAME) [--node NODE]\n"
     "       kubectl draco pools [--class CLASS] [--node NODE] [--driver DRIVER]\n"
     "       kubectl draco simulate --from-cluster [-f FILE|DIR]...\n"
+    "       kubectl draco version\n"
     "flags: --kubeconfig PATH  --context NAME  -n, --namespace NS  -o text|wide|json|yaml\n"
     "       --kubernetes-version 1.MINOR  --feature-gates A=true,B=false\n"
     "exit codes: 0 everything allocated (or would be now), 1 something does not fit,\n"
@@ -121,7 +123,7 @@ int Connect(Flags& f, Source& source, std::unique_ptr<k8s::RestClient>& owned, s
   if (f.ns.empty()) f.ns = config->namespace_name.empty() ? "default" : config->namespace_name;
   config->timeout = std::chrono::seconds(20);
   config->max_retries = 2;
-  config->user_agent = "kubectl-draco/0.1";
+  config->user_agent = UserAgent("kubectl-draco");
   auto client = k8s::NewRestClient(*config);
   if (!client.ok()) {
     err << "error: cannot build an API client: " << client.status().message() << "\n";
@@ -155,6 +157,11 @@ int RunPools(const Flags& f, simulate::Simulation& sim, std::ostream& out) {
 }  // namespace
 
 int PluginMain(int argc, char** argv, std::ostream& out, std::ostream& err, Source source) {
+  if (argc > 0 &&
+      (std::strcmp(argv[0], "version") == 0 || std::strcmp(argv[0], "--version") == 0)) {
+    out << VersionLine() << "\n";
+    return 0;
+  }
   Flags f;
   if (int rc = ParseFlags(argc, argv, &f, err); rc >= 0) return rc;
   if (f.sub != "explain" && f.sub != "pools" && f.sub != "simulate" && f.sub != "status") {

@@ -4,6 +4,8 @@
 
 #include <prometheus/metric_family.h>
 
+#include "base/version.h"
+
 namespace draco::metrics {
 namespace {
 
@@ -200,6 +202,15 @@ ControllerMetrics::ControllerMetrics(prometheus::Registry& registry,
   binding_deallocations_.Add({{"reason", "timeout"}});
   double_repairs_.Add({{"outcome", "repaired"}});
   double_repairs_.Add({{"outcome", "reported"}});
+  // The build, as kubernetes_build_info: constant 1, the facts in the labels (base/version.h).
+  prometheus::BuildGauge()
+      .Name("draco_build_info")
+      .Help("1, labelled with the version, source revision and platform of this draco binary")
+      .Register(registry)
+      .Add({{"version", std::string(Version())},
+            {"revision", std::string(Revision())},
+            {"platform", std::string(Platform())}})
+      .Set(1);
 }
 
 void ControllerMetrics::ObserveReconcile(std::string_view controller, ReconcileResult result,

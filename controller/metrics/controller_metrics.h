@@ -9,7 +9,8 @@
 // `draco_scheduler_held_devices`, `draco_double_allocation_repairs_total{outcome}`,
 // `draco_released_unschedulable_total`, `draco_binding_conditions_deallocations_total{reason}`,
 // `leader_election_master_status{name}`, `draco_claim_lifecycle_owner{owner}`,
-// `draco_claim_lifecycle_switches_total{to}`. Every series whose
+// `draco_claim_lifecycle_switches_total{to}`, `draco_build_info{version,revision,platform}`
+// (always 1, base/version.h). Every series whose
 // label values are known up front is created at construction with value 0, so dashboards show no
 // gaps. Inventory gauges (claims and devices per driver and pool) are produced on scrape by
 // InventoryCollector.

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 #include <prometheus/text_serializer.h>
 
+#include "base/version.h"
+
 namespace draco::metrics {
 namespace {
 
@@ -27,6 +29,15 @@ TEST(ControllerMetricsTest, InitialisesKnownSeriesToZero) {
             std::string::npos);
   EXPECT_NE(text.find("draco_double_allocated_devices 0"), std::string::npos);
   EXPECT_NE(text.find("draco_released_unschedulable_total 0"), std::string::npos);
+}
+
+TEST(ControllerMetricsTest, ExportsBuildInfo) {
+  prometheus::Registry registry;
+  ControllerMetrics m(registry, {"pod"});
+  const std::string want = "draco_build_info{platform=\"" + std::string(Platform()) +
+                           "\",revision=\"" + std::string(Revision()) + "\",version=\"" +
+                           std::string(Version()) + "\"} 1";
+  EXPECT_NE(Scrape(registry).find(want), std::string::npos) << Scrape(registry);
 }
 
 TEST(ControllerMetricsTest, CountsReleasedUnschedulablePods) {

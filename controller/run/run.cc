@@ -21,6 +21,7 @@
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include "base/version.h"
 #include "controller/admission/webhook.h"
 #include "controller/allocator/allocator.h"
 #include "controller/allocator/features.h"
@@ -174,10 +175,11 @@ StatusOr<Clients> BuildClients(const Flags& flags, Clock& clock) {
   out.config.direct_transport = flags.direct_transport;
   if (flags.protobuf) out.config.protobuf = KubeProtoSchema(/*drop_managed_fields=*/true);
   out.config.burst = flags.kube_api_burst;
-  // The replica's identity (Lease holder, Event reportingInstance) is also in the User-Agent, so
-  // an API server's audit log tells the replicas' requests apart.
+  // client-go's form (base/version.h) with the replica's identity (Lease holder, Event
+  // reportingInstance) appended as rest.AddUserAgent does, so an API server's audit log tells
+  // the replicas' requests apart: "draco/0.1.0 (linux/amd64) kubernetes/3f2a9c1/<identity>".
   out.identity = Identity(flags.pod_name);
-  out.config.user_agent = "draco/0.1 (" + out.identity + ")";
+  out.config.user_agent = UserAgent("draco") + "/" + out.identity;
   auto client = k8s::NewRestClient(out.config, clock);
   if (!client.ok()) return client.status().WithPrefix("cannot build API client");
   out.client = std::move(*client);
@@ -460,9 +462,9 @@ int RunMain(int argc, char** argv) {
   mgr.Add(Runnable{"informers",
                    [&] {
                      informers.Start();
-                     spdlog::info("draco starting: workers={} qps={} burst={} leader-elect={}",
+                     spdlog::info("draco starting: workers={} qps={} burst={} leader-elect={} ({})",
                                   flags->workers, flags->kube_api_qps, flags->kube_api_burst,
-                                  flags->leader_elect);
+                                  flags->leader_elect, VersionLine());
                      return OkStatus();
                    },
                    nullptr,

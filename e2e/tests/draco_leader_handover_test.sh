@@ -125,7 +125,7 @@ for line in open(path):
     if done < t0:
         continue
     r = e.get("objectRef", {})
-    ident = ua[ua.find("(") + 1:ua.rfind(")")]
+    ident = ua.rsplit("/", 1)[-1]  # draco/VERSION (OS/ARCH) kubernetes/REVISION/IDENTITY
     kind = "lease" if r.get("resource") == "leases" else "write"
     rows.append((done, "%.6f\t%.6f\t%s\t%s\t%s\t%s/%s\t%s" % (
         ts(e["requestReceivedTimestamp"]), done, ident, kind, e["verb"], r.get("resource", ""),
