@@ -4,9 +4,12 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <sstream>
 #include <thread>
 
 #include <gtest/gtest.h>
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
 
 #include "k8sclient/api_error.h"
 #include "k8sclient/rest_client_impl.h"
@@ -256,6 +259,35 @@ TEST_P(RestClientFramingTest, ObserverSeesEveryAttemptWithMethodCodeAndLatency) 
   EXPECT_EQ(seen[0], std::make_pair(std::string("POST"), 429));
   EXPECT_EQ(seen[1], std::make_pair(std::string("POST"), 201));
   EXPECT_GE(latency, 0);
+}
+
+// At spdlog's trace level (draco run -v 6) every request is one line: method, URL, code, latency.
+TEST_P(RestClientFramingTest, TraceLevelLogsOneLinePerRequest) {
+  FakeHttpServer server([&](const HttpRequest&) {
+    HttpResponse r;
+    r.status = 200;
+    r.body = R"({"metadata":{"name":"a","resourceVersion":"7"}})";
+    return r;
+  });
+  ASSERT_TRUE(server.Start());
+  auto out = std::make_shared<std::ostringstream>();
+  auto previous = spdlog::default_logger();
+  auto capture = std::make_shared<spdlog::logger>(
+      "capture", std::make_shared<spdlog::sinks::ostream_sink_mt>(*out));
+  capture->set_pattern("%v");
+  spdlog::set_default_logger(capture);
+  auto client = MustClient(ConfigFor(server));
+  capture->set_level(spdlog::level::debug);
+  ASSERT_TRUE(client->Get(kConfigMaps, "ns", "quiet").ok());
+  capture->set_level(spdlog::level::trace);
+  ASSERT_TRUE(client->Get(kConfigMaps, "ns", "a").ok());
+  spdlog::set_default_logger(previous);
+  const std::string logged = out->str();
+  EXPECT_EQ(logged.find("quiet"), std::string::npos) << logged;  // below trace: no line
+  EXPECT_NE(logged.find("GET " + server.url() + "/api/v1/namespaces/ns/configmaps/a 200 in "),
+            std::string::npos)
+      << logged;
+  EXPECT_NE(logged.find(" ms\n"), std::string::npos) << logged;
 }
 
 TEST_P(RestClientFramingTest, CancelEndsRetryWaitsAndLaterCalls) {

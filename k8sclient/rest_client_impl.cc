@@ -158,7 +158,7 @@ class RestClientImpl final : public RestClient {
             pplx::cancellation_token_source cts;
             http::http_response resp = http->request(req, cts.get_token()).get();
             a.code = resp.status_code();
-            Observe("GET", a.code, waited_from, sent);
+            Observe("GET", path, a.code, waited_from, sent);
             if (a.code == 200) {
               a.value = std::make_unique<CpprestWatcher>(std::move(http), std::move(cts),
                                                          std::move(resp));
@@ -167,7 +167,7 @@ class RestClientImpl final : public RestClient {
             std::string body = resp.extract_utf8string(true).get();
             a.error = DecodeApiError(a.code, body, ParseRetryAfter(resp.headers()));
           } catch (...) {
-            if (a.code == 0) Observe("GET", 0, waited_from, sent);
+            if (a.code == 0) Observe("GET", path, 0, waited_from, sent);
             a.Fail(StatusFromCurrentException("watch " + path));
           }
           return a;
@@ -372,7 +372,7 @@ class RestClientImpl final : public RestClient {
           out.body = resp.extract_utf8string(true).get();
         }
         a.code = out.code;
-        Observe(r.method, a.code, waited_from, sent, out.protobuf);
+        Observe(r.method, r.path_query, a.code, waited_from, sent, out.protobuf);
         if (out.code >= 200 && out.code < 300) {
           a.value = std::move(out);
           return a;
@@ -381,7 +381,7 @@ class RestClientImpl final : public RestClient {
             out.code, ErrorBodyJson(proto_->schema().get(), out.protobuf, std::move(out.body)),
             ParseRetryAfter(resp.headers()));
       } catch (...) {
-        if (a.code == 0) Observe(r.method, 0, waited_from, sent);
+        if (a.code == 0) Observe(r.method, r.path_query, 0, waited_from, sent);
         a.Fail(StatusFromCurrentException(what));
       }
       return a;
@@ -419,14 +419,14 @@ class RestClientImpl final : public RestClient {
           const Clock::TimePoint waited_from = start.waited_from, sent = start.sent;
           auto stream = direct_->OpenStream(path, *start.headers, inactivity);
           if (!stream.ok()) {
-            Observe("GET", 0, waited_from, sent);
+            Observe("GET", path, 0, waited_from, sent);
             a.Fail(Status(stream.status().code(), what + ": " + stream.status().message()));
             return a;
           }
           a.code = (*stream)->head().code;
           const std::string* ct = (*stream)->head().Header("content-type");
           const bool protobuf = ct != nullptr && IsProtobufContentType(*ct);
-          Observe("GET", a.code, waited_from, sent, protobuf);
+          Observe("GET", path, a.code, waited_from, sent, protobuf);
           if (a.code == 200) {
             a.value = protobuf ? std::make_unique<DirectWatcher>(
                                      std::move(*stream), proto_->schema(),
@@ -465,14 +465,14 @@ class RestClientImpl final : public RestClient {
       if (!r.content_type.empty()) headers.emplace_back("Content-Type", r.content_type);
       StatusOr<HttpResponse> resp = direct_->RoundTrip(r.method, r.path_query, headers, r.body);
       if (!resp.ok()) {
-        Observe(r.method, 0, waited_from, sent);
+        Observe(r.method, r.path_query, 0, waited_from, sent);
         a.Fail(Status(resp.status().code(), what + ": " + resp.status().message()));
         return a;
       }
       a.code = resp->code;
       const std::string* ct = resp->Header("content-type");
       const bool protobuf = ct != nullptr && IsProtobufContentType(*ct);
-      Observe(r.method, a.code, waited_from, sent, protobuf);
+      Observe(r.method, r.path_query, a.code, waited_from, sent, protobuf);
       if (a.code >= 200 && a.code < 300) {
         a.value = Response{a.code, std::move(resp->body), protobuf};
         return a;
@@ -484,14 +484,22 @@ class RestClientImpl final : public RestClient {
     });
   }
 
-  void Observe(std::string_view method, int code, Clock::TimePoint waited_from,
-               Clock::TimePoint sent, bool protobuf = false) {
+  // One HTTP attempt ended: the observer (metrics) and, at spdlog's trace level (draco run -v 6
+  // and up), one log line per request as client-go's round trippers print at -v 6:
+  // "GET https://host:6443/api/v1/pods?limit=500 200 in 12 ms" (code 0: no response).
+  void Observe(std::string_view method, std::string_view path, int code,
+               Clock::TimePoint waited_from, Clock::TimePoint sent, bool protobuf = false) {
+    const Clock::Duration latency = clock_.Now() - sent;
+    if (spdlog::default_logger_raw()->should_log(spdlog::level::trace)) {
+      spdlog::trace("{} {}{} {} in {} ms", method, config_.host, path, code,
+                    std::chrono::duration_cast<std::chrono::milliseconds>(latency).count());
+    }
     if (!config_.observer) return;
     RestConfig::RequestEvent e;
     e.method = method;
     e.code = code;
     e.protobuf = protobuf;
-    e.latency_seconds = std::chrono::duration<double>(clock_.Now() - sent).count();
+    e.latency_seconds = std::chrono::duration<double>(latency).count();
     e.rate_limiter_seconds = std::chrono::duration<double>(sent - waited_from).count();
     config_.observer(e);
   }

@@ -100,7 +100,9 @@ std::string FlagUsage() {
   u += "  --feature-gates A=true,B=false     DRA feature gates with kube-scheduler's names; the\n"
        "                                     defaults are the API server version's (known: " +
        alloc::FeatureGateNames() + ")\n";
-  u += "  -v N                               log verbosity (0 info, 1 debug, 4 trace)\n";
+  u += "  -v N                               log verbosity as klog's: 0-3 info, 4-5 debug, 6 and\n"
+       "                                     up trace with one line per API request (method,\n"
+       "                                     URL, code, latency) (default 0)\n";
   u += "  --log-format text|json             log format (default text)\n";
   u += admission::WebhookFlagUsage();
   u += server::MetricsServingFlagUsage();

@@ -364,6 +364,12 @@ StatusOr<Flags> ParseFlags(int argc, char** argv) {
   return f;
 }
 
+LogLevel LogLevelFor(int verbosity) {
+  if (verbosity >= 6) return LogLevel::kTrace;
+  if (verbosity >= 4) return LogLevel::kDebug;
+  return LogLevel::kInfo;
+}
+
 Status SetupLogging(int verbosity, const std::string& format) {
   auto logger = spdlog::stderr_logger_mt("draco");
   if (format == "json") {
@@ -374,9 +380,17 @@ Status SetupLogging(int verbosity, const std::string& format) {
   } else {
     logger->set_pattern("%Y-%m-%dT%H:%M:%S.%fZ %^%L%$ %v", spdlog::pattern_time_type::utc);
   }
-  logger->set_level(verbosity >= 4   ? spdlog::level::trace
-                    : verbosity >= 1 ? spdlog::level::debug
-                                     : spdlog::level::info);
+  switch (LogLevelFor(verbosity)) {
+    case LogLevel::kInfo:
+      logger->set_level(spdlog::level::info);
+      break;
+    case LogLevel::kDebug:
+      logger->set_level(spdlog::level::debug);
+      break;
+    case LogLevel::kTrace:
+      logger->set_level(spdlog::level::trace);
+      break;
+  }
   logger->flush_on(spdlog::level::info);
   spdlog::set_default_logger(logger);
   return OkStatus();

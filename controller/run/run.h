@@ -17,7 +17,8 @@
 //                                  affinity when releasing the pod (default true)
 //   --feature-gates A=B,...        DRA feature gates (kube-scheduler names); defaults follow the
 //                                  API server's version
-//   -v N / --v N                   log verbosity (0 info, 1-3 debug, 4+ trace)
+//   -v N / --v N                   log verbosity as klog: 0-3 info, 4-5 debug, 6+ trace with one
+//                                  line per API request (LogLevelFor)
 //   --log-format text|json         log format (default text)
 //   --webhook-*                    the admission webhook (controller/admission/webhook_flags.h)
 //   --metrics-secure, --metrics-cert-dir   /metrics over HTTPS for callers the API server
@@ -109,8 +110,14 @@ std::string FlagUsage();
 // start-up, before threads start.
 StatusOr<Flags> ParseFlags(int argc, char** argv);
 
-// Configures spdlog: level from verbosity, text or JSON lines (one object per line, message and
-// logger fields JSON-escaped).
+// The klog convention for -v: 0-3 info (state changes, warnings, errors; the chart's default 2),
+// 4-5 debug (per-object decisions, requeues), 6 and up trace, which includes one log line per API
+// request from the REST client (method, URL, code, latency).
+enum class LogLevel { kInfo, kDebug, kTrace };
+LogLevel LogLevelFor(int verbosity);
+
+// Configures spdlog: level from verbosity (LogLevelFor), text or JSON lines (one object per line,
+// message and logger fields JSON-escaped).
 Status SetupLogging(int verbosity, const std::string& format);
 
 // Entry point for `draco run`. Returns the process exit code.

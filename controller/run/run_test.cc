@@ -32,6 +32,28 @@ TEST(ParseFlagsTest, AcceptsChartArguments) {
   EXPECT_EQ(f->kubeconfig, "/tmp/kc");
 }
 
+TEST(LoggingTest, VerbosityFollowsKlog) {
+  for (int v : {0, 1, 2, 3}) EXPECT_EQ(LogLevelFor(v), LogLevel::kInfo) << v;
+  for (int v : {4, 5}) EXPECT_EQ(LogLevelFor(v), LogLevel::kDebug) << v;
+  for (int v : {6, 7, 10}) EXPECT_EQ(LogLevelFor(v), LogLevel::kTrace) << v;
+  EXPECT_NE(FlagUsage().find("0-3 info, 4-5 debug, 6 and\n"), std::string::npos);
+}
+
+// --help names the kubeconfig sources in the order k8s::DefaultConfig tries them (config_test
+// checks the loader against the same constant).
+TEST(FlagUsageTest, KubeconfigOrderIsTheLoaders) {
+  std::string u = FlagUsage();
+  std::string collapsed;  // whitespace runs (the wrapped help text) as one space
+  for (char c : u) {
+    const bool space = c == ' ' || c == '\n';
+    if (!space || (!collapsed.empty() && collapsed.back() != ' ')) collapsed += space ? ' ' : c;
+  }
+  EXPECT_NE(collapsed.find("--kubeconfig PATH kubeconfig (default: " +
+                           std::string(k8s::kDefaultConfigOrder) + ")"),
+            std::string::npos)
+      << u;
+}
+
 TEST(ParseFlagsTest, BareBooleanAndDefaults) {
   auto f = Parse({"--leader-elect=false", "--allocate"});
   ASSERT_TRUE(f.ok());

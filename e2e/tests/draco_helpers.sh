@@ -15,7 +15,7 @@ start_draco() {
   local port=$_draco_port; _draco_port=$((_draco_port + 2))
   "$DRACO" run --kubeconfig "$KUBECONFIG" --metrics-bind-address "127.0.0.1:$port" \
     --health-probe-bind-address "127.0.0.1:$((port + 1))" --kube-api-qps 500 --kube-api-burst 1000 \
-    -v 1 "$@" >>"$DRACO_LOGS/draco-$name.log" 2>&1 &
+    -v 4 "$@" >>"$DRACO_LOGS/draco-$name.log" 2>&1 &
   DRACO_PIDS[$name]=$!
   DRACO_PORTS[$name]=$port
 }

@@ -34,6 +34,7 @@ on_fail() {
 }
 cleanup() {
   helm uninstall $REL -n $NS --wait --timeout 60s >/dev/null 2>&1 || true
+  k delete clusterrolebinding $NS-metrics-reader --ignore-not-found >/dev/null 2>&1 || true
   "$CLUSTER/restart-kcm.sh" >/dev/null 2>&1 || true
   cleanup_ns $WL
   drop_ns $NS
@@ -71,6 +72,18 @@ pass "helm install: $pod runs the image on $REAL_NODE and is Ready"
 holder() { k get lease -n $NS -o jsonpath='{range .items[*]}{.spec.holderIdentity}{"\n"}{end}' | grep -v '^$' | head -n1; }
 leads() { [[ $(holder) == "$1"* ]]; }
 eventually 60 "$pod holds draco's Lease" leads "$pod"
+# metrics.secure (the default): the pod serves /metrics over HTTPS, to nobody without a token,
+# not to a ServiceAccount without the permission, and to it once bound to <fullname>-metrics-reader
+# (denials are cached for 30 s).
+murl=https://$(k get pod -n $NS "$pod" -o jsonpath='{.status.podIP}'):8080/metrics
+token=$(k create token default -n $NS --duration=10m)
+mcode() { curl -sk -o /dev/null -w '%{http_code}' --max-time 10 "$@" "$murl" || true; }
+[[ $(mcode) == 401 ]] || fail "/metrics without a token: $(mcode), want 401"
+[[ $(mcode -H "Authorization: Bearer $token") == 403 ]] || fail "/metrics, unbound ServiceAccount: want 403"
+k create clusterrolebinding $NS-metrics-reader --clusterrole=$REL-metrics-reader \
+  --serviceaccount=$NS:default >/dev/null
+eventually 45 "metrics.secure: 401 without a token, 403 unbound, 200 bound to $REL-metrics-reader" \
+  bash -c "curl -sfk --max-time 10 -H 'Authorization: Bearer $token' '$murl' | grep -q '^# TYPE draco_'"
 old_image_id=$(k get pod -n $NS "$pod" -o jsonpath='{.status.containerStatuses[0].imageID}')
 
 # A pod stream: NAME-1..N, one device each, each exits after ARG seconds (restartPolicy Never). No
