@@ -252,19 +252,25 @@ StatusOr<RestConfig> InClusterConfig(const InClusterEnv& env) {
   return cfg;
 }
 
-StatusOr<RestConfig> DefaultConfig(const std::string& context) {
-  // NOLINTNEXTLINE(concurrency-mt-unsafe): draco never sets its environment (no setenv/putenv)
-  if (const char* kc = std::getenv("KUBECONFIG"); kc != nullptr && *kc != '\0') {
-    std::string first(kc);
+StatusOr<RestConfig> DefaultConfigFrom(const ConfigSources& sources, const std::string& context) {
+  if (!sources.kubeconfig_env.empty()) {
+    std::string first = sources.kubeconfig_env;
     if (auto colon = first.find(':'); colon != std::string::npos) first.resize(colon);
     return LoadKubeconfig(first, context);
   }
-  InClusterEnv env = InClusterEnvFromProcess();
-  if (!env.service_host.empty()) return InClusterConfig(env);
+  if (!sources.in_cluster.service_host.empty()) return InClusterConfig(sources.in_cluster);
+  if (sources.home.empty()) return NotFoundError("no KUBECONFIG, no in-cluster env, no HOME");
+  return LoadKubeconfig(sources.home + "/.kube/config", context);
+}
+
+StatusOr<RestConfig> DefaultConfig(const std::string& context) {
+  ConfigSources sources;
   // NOLINTNEXTLINE(concurrency-mt-unsafe): draco never sets its environment (no setenv/putenv)
-  const char* home = std::getenv("HOME");
-  if (home == nullptr) return NotFoundError("no KUBECONFIG, no in-cluster env, no HOME");
-  return LoadKubeconfig(std::string(home) + "/.kube/config", context);
+  if (const char* kc = std::getenv("KUBECONFIG"); kc != nullptr) sources.kubeconfig_env = kc;
+  sources.in_cluster = InClusterEnvFromProcess();
+  // NOLINTNEXTLINE(concurrency-mt-unsafe): draco never sets its environment (no setenv/putenv)
+  if (const char* home = std::getenv("HOME"); home != nullptr) sources.home = home;
+  return DefaultConfigFrom(sources, context);
 }
 
 }  // namespace draco::k8s

@@ -121,8 +121,23 @@ InClusterEnv InClusterEnvFromProcess();
 // sa_dir/token (re-read as it rotates), namespace from sa_dir/namespace.
 StatusOr<RestConfig> InClusterConfig(const InClusterEnv& env = InClusterEnvFromProcess());
 
-// $KUBECONFIG (first entry), else in-cluster when KUBERNETES_SERVICE_HOST is set, else
-// ~/.kube/config.
+// Where a client's configuration comes from when no kubeconfig is given (a --kubeconfig flag wins
+// over all of them), in the order DefaultConfig tries them: controller-runtime's order. For help
+// texts; config_test checks DefaultConfigFrom against it.
+inline constexpr std::string_view kDefaultConfigOrder =
+    "$KUBECONFIG, then in-cluster, then ~/.kube/config";
+
+// What DefaultConfigFrom looks at (DefaultConfig reads it from the process).
+struct ConfigSources {
+  std::string kubeconfig_env;  // $KUBECONFIG (a ':'-separated list; its first file is used)
+  InClusterEnv in_cluster;     // used when in_cluster.service_host is set
+  std::string home;            // $HOME, for ~/.kube/config
+};
+// kDefaultConfigOrder: $KUBECONFIG (first entry) when set, else in-cluster when
+// KUBERNETES_SERVICE_HOST is set, else ~/.kube/config.
+StatusOr<RestConfig> DefaultConfigFrom(const ConfigSources& sources,
+                                       const std::string& context = "");
+// DefaultConfigFrom with the process's $KUBECONFIG, in-cluster environment and $HOME.
 StatusOr<RestConfig> DefaultConfig(const std::string& context = "");
 
 // Helpers shared with the client (exposed for tests).

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -197,6 +198,51 @@ TEST(InClusterConfigTest, ReadsServiceAccount) {
   EXPECT_EQ(v6->host, "https://[fd00::1]:443");
   EXPECT_EQ(InClusterConfig({"", "", dir.path()}).status().code(), StatusCode::kFailedPrecondition);
   EXPECT_FALSE(InClusterConfig({"h", "1", dir.path() + "/missing"}).ok());
+}
+
+// kDefaultConfigOrder, which `draco run --help` prints: $KUBECONFIG, then in-cluster, then
+// ~/.kube/config, each tried only when the one before is absent.
+TEST(DefaultConfigTest, TriesKubeconfigEnvThenInClusterThenHome) {
+  TempDir dir;
+  const std::string kc = dir.Write("env.yaml", R"(
+apiVersion: v1
+kind: Config
+current-context: x
+clusters: [{name: c, cluster: {server: "https://from-env:1"}}]
+users: [{name: u, user: {token: t}}]
+contexts: [{name: x, context: {cluster: c, user: u}}]
+)");
+  fs::create_directories(dir.path() + "/home/.kube");
+  dir.Write("home/.kube/config", R"(
+apiVersion: v1
+kind: Config
+current-context: x
+clusters: [{name: c, cluster: {server: "https://from-home:2"}}]
+users: [{name: u, user: {token: t}}]
+contexts: [{name: x, context: {cluster: c, user: u}}]
+)");
+  fs::create_directories(dir.path() + "/sa");
+  dir.Write("sa/token", "sa-token");
+  dir.Write("sa/ca.crt", "SA-CA");
+  ConfigSources all{
+      kc + ":/elsewhere", {"10.96.0.1", "443", dir.path() + "/sa"}, dir.path() + "/home"};
+  std::vector<std::string> order;
+  auto c = DefaultConfigFrom(all);
+  ASSERT_TRUE(c.ok()) << c.status();
+  order.push_back(c->host);
+  all.kubeconfig_env.clear();
+  c = DefaultConfigFrom(all);
+  ASSERT_TRUE(c.ok()) << c.status();
+  order.push_back(c->host);
+  all.in_cluster.service_host.clear();
+  c = DefaultConfigFrom(all);
+  ASSERT_TRUE(c.ok()) << c.status();
+  order.push_back(c->host);
+  EXPECT_EQ(order, (std::vector<std::string>{"https://from-env:1", "https://10.96.0.1:443",
+                                             "https://from-home:2"}));
+  EXPECT_EQ(kDefaultConfigOrder, "$KUBECONFIG, then in-cluster, then ~/.kube/config");
+  all.home.clear();
+  EXPECT_EQ(DefaultConfigFrom(all).status().code(), StatusCode::kNotFound);
 }
 
 TEST(FileTokenSourceTest, RereadsAfterRefreshOrInvalidate) {

@@ -15,7 +15,8 @@ std::string FlagUsage() {
   std::string u;
   u += "usage: draco run [flags]\n\n";
   u += "Runs the DRA controller: claim lifecycle, allocation before scheduling, cleanup.\n\n";
-  u += "  --kubeconfig PATH                  kubeconfig (default: in-cluster, then $KUBECONFIG,\n"
+  // k8s::DefaultConfig's order, which run_test checks against kDefaultConfigOrder.
+  u += "  --kubeconfig PATH                  kubeconfig (default: $KUBECONFIG, then in-cluster,\n"
        "                                     then ~/.kube/config)\n";
   u += "  --context NAME                     kubeconfig context (default: current-context)\n";
   u += "  --leader-elect BOOL                Lease leader election (default true)\n";

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "controller/run/proto_schema.h"
+#include "k8sclient/config.h"
 
 namespace draco::run {
 namespace {
