@@ -1,0 +1,224 @@
+#!/usr/bin/env bash
+# The dashboard's queries and the alert rules against a real Prometheus (Debian's `prometheus`,
+# scrape and rule interval 1 s, on 127.0.0.1 with its own temp dir) scraping a `draco run` on the
+# control plane, after a small workload: a partitionable pool, a pod allocated a partition and a pod
+# left pending. Through Prometheus's HTTP API:
+#   1. every panel query of charts/draco/files/dashboards/draco.json parses and evaluates (Grafana
+#      variables substituted: $job -> this scrape job, $__rate_interval/$__interval -> 1m/5s), and
+#      each returns series (every panel has data after the workload);
+#   2. every alert expression of charts/draco/files/prometheus-rules.yaml parses and evaluates as an
+#      instant query, and Prometheus, which loads the file as its rule_files, reports every rule
+#      healthy after evaluating it; the alerts that cannot hold here (draco down, forbidden, a
+#      device in two claims) are inactive.
+# Assertions use curl and python3 on Prometheus's answers, never draco's client. DRACO_DASHBOARD and
+# DRACO_PROM_RULES check other files (e.g. a broken copy, to see the test fail).
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/draco_helpers.sh"
+command -v python3 >/dev/null || { echo "SKIP: python3 missing" >&2; exit 77; }
+PROMETHEUS=$(command -v prometheus || true)
+[[ -n $PROMETHEUS ]] || { echo "SKIP: no prometheus binary (apt-get install prometheus)" >&2; exit 77; }
+NS=draco-promq
+DRV=promq.draco.dev
+REPO=$E2E_ROOT/..
+DASHBOARD=${DRACO_DASHBOARD:-$REPO/charts/draco/files/dashboards/draco.json}
+RULES=${DRACO_PROM_RULES:-$REPO/charts/draco/files/prometheus-rules.yaml}
+JOB=draco-metrics
+PROM_PORT=$((20000 + RANDOM % 10000))
+PROM=http://127.0.0.1:$PROM_PORT
+ptmp=$(mktemp -d)
+PROM_PID=""
+cleanup() {
+  [[ -n $PROM_PID ]] && { kill "$PROM_PID" 2>/dev/null; wait "$PROM_PID" 2>/dev/null; }
+  cp "$ptmp/prometheus.log" "$DRACO_LOGS/prometheus-queries.log" 2>/dev/null || true
+  cleanup_ns $NS
+  local i
+  for i in $(seq 40); do
+    [[ -z $(k get resourceclaims -n $NS -o name 2>/dev/null) ]] && break
+    sleep 0.5
+  done
+  stop_all_draco
+  k delete deviceclass $DRV --wait=false >/dev/null 2>&1 || true
+  k delete resourceslice promq-counters promq-devices --wait=false >/dev/null 2>&1 || true
+  rm -rf "$ptmp"
+}
+trap cleanup EXIT
+on_fail() { tail -20 "$ptmp/prometheus.log"; tail -20 "$DRACO_LOGS/draco-promq.log"; }
+fresh_ns $NS
+
+# One pool on node-0: a GPU with 80Gi memory, offered whole or as two 40Gi partitions.
+cat <<YAML | k apply -f - >/dev/null
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: $DRV}
+spec:
+  selectors:
+  - cel: {expression: 'device.driver == "$DRV"'}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: promq-counters}
+spec:
+  driver: $DRV
+  nodeName: node-0
+  pool: {name: node-0, generation: 1, resourceSliceCount: 2}
+  sharedCounters:
+  - name: gpu-0
+    counters: {memory: {value: 80Gi}}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: promq-devices}
+spec:
+  driver: $DRV
+  nodeName: node-0
+  pool: {name: node-0, generation: 1, resourceSliceCount: 2}
+  devices:
+  - name: part-0
+    attributes: {whole: {bool: false}}
+    consumesCounters: [{counterSet: gpu-0, counters: {memory: {value: 40Gi}}}]
+  - name: part-1
+    attributes: {whole: {bool: false}}
+    consumesCounters: [{counterSet: gpu-0, counters: {memory: {value: 40Gi}}}]
+  - name: whole
+    attributes: {whole: {bool: true}}
+    consumesCounters: [{counterSet: gpu-0, counters: {memory: {value: 80Gi}}}]
+YAML
+start_draco promq --leader-elect=false
+eventually 30 "draco is ready" draco_ready promq
+
+# Prometheus scrapes draco every second and evaluates the alert rules every second.
+cat >"$ptmp/prometheus.yml" <<YAML
+global: {scrape_interval: 1s, scrape_timeout: 1s, evaluation_interval: 1s}
+rule_files: ['$RULES']
+scrape_configs:
+- job_name: $JOB
+  static_configs: [{targets: ['127.0.0.1:${DRACO_PORTS[promq]}']}]
+YAML
+"$PROMETHEUS" --config.file="$ptmp/prometheus.yml" --storage.tsdb.path="$ptmp/data" \
+  --web.listen-address="127.0.0.1:$PROM_PORT" --log.level=warn >"$ptmp/prometheus.log" 2>&1 &
+PROM_PID=$!
+eventually 60 "Prometheus ($($PROMETHEUS --version 2>&1 | head -1 | awk '{print $3}')) is ready on 127.0.0.1:$PROM_PORT" \
+  curl -sf "$PROM/-/ready"
+
+# query EXPR: the /api/v1/query answer (JSON) for EXPR now.
+query() { curl -s --get "$PROM/api/v1/query" --data-urlencode "query=$1"; }
+# has_series EXPR: the query succeeds with at least one series.
+has_series() {
+  query "$1" | python3 -c 'import json, sys; d = json.load(sys.stdin); sys.exit(0 if d["status"] == "success" and d["data"]["result"] else 1)'
+}
+eventually 30 "Prometheus scrapes draco (up{job=\"$JOB\"} == 1)" has_series "up{job=\"$JOB\"} == 1"
+sleep 2  # a baseline sample of every counter before the workload, so that rates see it
+{
+  template $NS part $DRV
+  cat <<YAML
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: whole, namespace: $NS}
+spec:
+  spec:
+    devices:
+      requests:
+      - name: dev
+        exactly:
+          deviceClassName: $DRV
+          selectors: [{cel: {expression: 'device.attributes["$DRV"].whole'}}]
+YAML
+  gated_pod $NS half part
+} | k apply -f - >/dev/null
+released() { [[ -z $(k get pod -n $NS "$1" -o jsonpath='{.spec.schedulingGates}') ]]; }
+eventually 30 "the pod taking a partition is released" released half
+gated_pod $NS whole whole | k apply -f - >/dev/null
+
+eventually 30 "the partition's allocation is scraped" \
+  has_series "draco_devices{job=\"$JOB\",driver=\"$DRV\",state=\"allocated\"} == 1"
+eventually 30 "the pending pod is scraped (devices_unavailable)" \
+  has_series "draco_pending_attempts_total{job=\"$JOB\",reason=\"devices_unavailable\"} > 0"
+# Rates need two samples of each series in their window: wait for the allocation counter's rate.
+eventually 30 "rates over the scraped counters have data" \
+  has_series "rate(draco_allocation_attempts_total{job=\"$JOB\",result=\"success\"}[5m]) > 0"
+sleep 2  # a rule evaluation round after the last of the above
+
+python3 - "$PROM" "$DASHBOARD" "$RULES" "$JOB" <<'PY' || fail "a dashboard query or an alert expression failed against Prometheus"
+import json, re, sys, urllib.parse, urllib.request
+
+prom, dashboard, rules_file, job = sys.argv[1:5]
+
+def query(expr):
+    url = prom + "/api/v1/query?" + urllib.parse.urlencode({"query": expr})
+    try:
+        with urllib.request.urlopen(url, timeout=10) as r:
+            return json.load(r)
+    except urllib.error.HTTPError as e:  # 400/422: bad expression or evaluation error
+        return json.load(e)
+
+def grafana(expr):
+    """The expression as Grafana sends it for this job."""
+    subs = {"job": job, "__rate_interval": "1m", "__interval": "5s", "__range": "5m"}
+    expr = re.sub(r"\$\{(\w+)\}|\$(\w+)", lambda m: subs.get(m.group(1) or m.group(2), m.group(0)), expr)
+    left = re.findall(r"\$\{?\w+", expr)
+    if left:
+        raise SystemExit("unknown Grafana variable %s in %s" % (left, expr))
+    return expr
+
+panels = []
+def walk(node, title):
+    if isinstance(node, dict):
+        title = node.get("title", title)
+        if isinstance(node.get("expr"), str):
+            panels.append((title, node["expr"]))
+        for v in node.values():
+            walk(v, title)
+    elif isinstance(node, list):
+        for v in node:
+            walk(v, title)
+walk(json.load(open(dashboard)), "")
+
+bad = []
+for title, expr in panels:
+    q = grafana(expr)
+    d = query(q)
+    if d.get("status") != "success":
+        bad.append("panel '%s': %s: %s" % (title, d.get("errorType"), d.get("error")))
+    elif not d["data"]["result"]:
+        bad.append("panel '%s' has no data after the workload: %s" % (title, q))
+    else:
+        print("ok  panel %-40s %d series" % ("'%s'" % title, len(d["data"]["result"])))
+
+# Alert expressions, read from the rule file as Prometheus reads it (YAML block scalars).
+text = open(rules_file).read()
+alerts = re.findall(r"- alert: (\S+)\n(?:\s+#.*\n)*\s+expr: \|\n((?:\s{6}.*\n)+)", text)
+names = re.findall(r"^\s*- alert:\s*(\S+)", text, re.M)
+if len(alerts) != len(names) or not alerts:
+    bad.append("read %d alert expressions for %d alerts in %s" % (len(alerts), len(names), rules_file))
+for name, body in alerts:
+    expr = "\n".join(l[6:] for l in body.splitlines())
+    d = query(expr)
+    if d.get("status") != "success":
+        bad.append("alert %s: %s: %s" % (name, d.get("errorType"), d.get("error")))
+    else:
+        print("ok  alert %-40s evaluates (%d series now)" % (name, len(d["data"]["result"])))
+
+# The same file loaded as rule_files: every rule evaluated by Prometheus's rule engine, healthy.
+with urllib.request.urlopen(prom + "/api/v1/rules?type=alert", timeout=10) as r:
+    groups = json.load(r)["data"]["groups"]
+loaded = {rule["name"]: rule for g in groups for rule in g["rules"]}
+# These cannot hold here: draco is up, allowed what it does, and alone in allocating. (Pools and
+# counters of other tests may legitimately make the capacity alerts pending.)
+QUIET = {"DracoDown", "DracoForbidden", "DracoDeviceAllocatedTwice"}
+for name in names:
+    rule = loaded.get(name)
+    if rule is None:
+        bad.append("alert %s not loaded by Prometheus" % name)
+    elif rule.get("health") != "ok" or rule.get("lastError"):
+        bad.append("alert %s: health %s %s" % (name, rule.get("health"), rule.get("lastError", "")))
+    elif rule.get("state") != "inactive" and name in QUIET:
+        bad.append("alert %s is %s while draco runs with its RBAC" % (name, rule.get("state")))
+    else:
+        print("ok  rule  %-40s health ok, %s" % (name, rule.get("state")))
+for b in bad:
+    print("FAIL: " + b, file=sys.stderr)
+print("%d panel queries, %d alert expressions, %d failures" % (len(panels), len(alerts), len(bad)))
+sys.exit(1 if bad else 0)
+PY
+pass "every dashboard query returns data and every alert expression evaluates in Prometheus"
