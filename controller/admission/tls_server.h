@@ -1,4 +1,5 @@
-// TlsServer: a small HTTPS/1.1 server on OpenSSL for draco's admission webhook.
+// TlsServer: a small HTTPS/1.1 server on OpenSSL for draco's admission webhook and, with
+// --metrics-secure, its /metrics (controller/server/secure_metrics.h).
 //
 // Overview. One listening socket on a host:port (127.0.0.1, the pod IP, or [::1]; port 0 picks an
 // ephemeral port), an accept thread and a fixed pool of connection threads. Each connection serves
