@@ -7,7 +7,7 @@
 #      variables substituted: $job -> this scrape job, $__rate_interval/$__interval -> 1m/5s), and
 #      each returns series (every panel has data after the workload);
 #   2. every alert expression of charts/draco/files/prometheus-rules.yaml parses and evaluates as an
-#      instant query, and Prometheus, which loads the file as its rule_files, reports every rule
+#      instant query and selects only metrics scraped from draco, and Prometheus, which loads the file as its rule_files, reports every rule
 #      healthy after evaluating it; the alerts that cannot hold here (draco down, forbidden, a
 #      device in two claims) are inactive.
 # Assertions use curl and python3 on Prometheus's answers, never draco's client. DRACO_DASHBOARD and
@@ -191,13 +191,30 @@ alerts = re.findall(r"- alert: (\S+)\n(?:\s+#.*\n)*\s+expr: \|\n((?:\s{6}.*\n)+)
 names = re.findall(r"^\s*- alert:\s*(\S+)", text, re.M)
 if len(alerts) != len(names) or not alerts:
     bad.append("read %d alert expressions for %d alerts in %s" % (len(alerts), len(names), rules_file))
+# An alert on a misspelt metric evaluates fine and never fires: every metric an alert selects must
+# be one Prometheus scraped from draco.
+with urllib.request.urlopen(prom + "/api/v1/label/__name__/values", timeout=10) as r:
+    scraped = set(json.load(r)["data"])
+
+def metric_names(expr):
+    e = re.sub(r'"(\\.|[^"\\])*"', '""', expr)
+    e = re.sub(r"\{[^}]*\}|\[[^\]]*\]", " ", e)
+    e = re.sub(r"\b(by|without|on|ignoring)\s*\([^)]*\)", " ", e)
+    e = re.sub(r"(?<![\w.])\d+(\.\d+)?([eE][-+]?\d+)?", " ", e)
+    return {m.group(0) for m in re.finditer(r"[a-zA-Z_:][a-zA-Z0-9_:]*", e)
+            if not re.match(r"\s*\(", e[m.end():]) and m.group(0) not in ("and", "or", "unless", "bool")}
+
 for name, body in alerts:
     expr = "\n".join(l[6:] for l in body.splitlines())
     d = query(expr)
+    unknown = sorted(metric_names(expr) - scraped)
     if d.get("status") != "success":
         bad.append("alert %s: %s: %s" % (name, d.get("errorType"), d.get("error")))
+    elif unknown:
+        bad.append("alert %s selects metrics draco does not expose: %s" % (name, unknown))
     else:
-        print("ok  alert %-40s evaluates (%d series now)" % (name, len(d["data"]["result"])))
+        print("ok  alert %-40s evaluates (%d series now), metrics %s" % (
+            name, len(d["data"]["result"]), ", ".join(sorted(metric_names(expr)))))
 
 # The same file loaded as rule_files: every rule evaluated by Prometheus's rule engine, healthy.
 with urllib.request.urlopen(prom + "/api/v1/rules?type=alert", timeout=10) as r:
