@@ -28,7 +28,8 @@ std::unique_ptr<k8s::LeaderElector> StartElector(const Flags& flags, const std::
   // The elector is created below; the callbacks run only after that.
   auto elector = std::make_shared<k8s::LeaderElector*>(nullptr);
   const std::string lease_name = le.lease_name;
-  le.on_started_leading = [&st, &warm, &clock, &metrics, elector, lease_name] {
+  const std::string lease = "Lease " + le.lease_namespace + "/" + le.lease_name + " as " + identity;
+  le.on_started_leading = [&st, &warm, &clock, &metrics, elector, lease_name, lease] {
     auto c = warm.Take();
     if (!c.ok()) {
       spdlog::error("cannot build the write client of the term: {}", c.status().ToString());
@@ -40,7 +41,7 @@ std::unique_ptr<k8s::LeaderElector> StartElector(const Flags& flags, const std::
     k8s::LeaderElector* e = *elector;
     auto fence = std::make_shared<k8s::FencedClient>(*c, clock, [e] { return e->ValidUntil(); });
     metrics.SetLeader(lease_name, true);
-    spdlog::info("became leader: writes allowed until the renew deadline");
+    spdlog::info("became leader: {}; writes allowed until the renew deadline", lease);
     std::lock_guard<std::mutex> l(st.mu);
     st.fence = std::move(fence);
     st.leading = true;
@@ -57,6 +58,18 @@ std::unique_ptr<k8s::LeaderElector> StartElector(const Flags& flags, const std::
   le.on_new_leader = [](const std::string& holder) {
     spdlog::info("leader is now {}", holder.empty() ? "(none)" : holder);
   };
+  le.on_released = [lease](const Status& released) {
+    if (released.ok()) {
+      spdlog::info("released {}: another replica may lead at once", lease);
+    } else {
+      spdlog::warn("could not release {} (another replica leads once it expires): {}", lease,
+                   released.ToString());
+    }
+  };
+  {
+    std::lock_guard<std::mutex> l(st.mu);
+    st.lease = lease;
+  }
   spdlog::info(
       "leader election: lease {}/{} as {} (lease {} ms, renew deadline {} ms, retry {} ms)",
       le.lease_namespace, le.lease_name, le.identity, le.lease_duration / 1ms,
@@ -138,14 +151,19 @@ void BeginShutdown(ControllerTerm* term, bool leader_elect, RunState& st) {
   spdlog::info("stopping workers");
   if (term) term->BeginStop();
   std::shared_ptr<k8s::FencedClient> fence;
+  std::string lease;
   {
     std::lock_guard<std::mutex> l(st.mu);
     fence = st.fence;
+    lease = st.lease;
   }
   // With leader election, nothing may be written once the Lease is released: shut the fence
   // before the release (the election runnable's begin_stop, next) so that the next leader starts
   // at once.
-  if (leader_elect && fence) fence->Close();
+  if (leader_elect && fence) {
+    fence->Close();
+    spdlog::info("write fence closed: no more writes under {}", lease);
+  }
 }
 
 void FinishShutdown(ControllerTerm* term, k8s::RestClient& client, RunState& st) {

@@ -29,6 +29,8 @@ struct RunState {
   bool leading = false;                      // the elector's view: a term has started and not ended
   bool term_active = false;                  // the main thread runs (or tears down) a term
   std::shared_ptr<k8s::FencedClient> fence;  // the writes of the current term
+  // "Lease NS/NAME as IDENTITY" with leader election (StartElector), for the shutdown log lines.
+  std::string lease;
 };
 
 // Builds the elector (timings from `flags`); its callbacks open and close terms in `st`.
@@ -46,7 +48,10 @@ std::unique_ptr<ControllerTerm> RunTerms(const TermDeps& deps, reconcilers::Info
                                          RunState& st);
 // The shutdown sequence above. `client` is cancelled when the drain grace runs out.
 // Shutdown, first phase (the controller runnable's begin_stop): the queue takes no more work and,
-// with leader election, the write fence closes before the Lease is released.
+// with leader election, the write fence closes before the Lease is released. Logged at info, in
+// this order: "stopping workers", "write fence closed" and (from the elector's on_released)
+// "released Lease" or "could not release Lease", each naming the Lease and the holder identity,
+// so that two replicas' logs show the handover during a rolling update.
 void BeginShutdown(ControllerTerm* term, bool leader_elect, RunState& st);
 // Second phase (its wait): the workers drain (requests are cancelled after kShutdownDrainGrace)
 // and the fence closes.

@@ -3,7 +3,9 @@
 # policy that logs every write (create/update/patch/delete) of pods, claims, Events and Leases
 # with its server-side timestamps; draco puts its replica identity into its User-Agent.
 #  1. SIGTERM handover under load: the leader stops writing and releases the Lease; the
-#     standby's first write lands <= 3 s after the signal, and after every write of the old leader.
+#     standby's first write lands <= 3 s after the signal, and after every write of the old leader;
+#     the logs show it in order: the old leader's fence closed, its Lease released, the standby
+#     leads.
 #  2. A kube-apiserver restart shorter than the renew deadline does not cost leadership.
 #  3. A leader that can still write but can no longer renew (its Lease permission is revoked)
 #     commits no write later than the renew deadline after its last successful renewal; the
@@ -134,6 +136,12 @@ for _, row in sorted(rows):
     print(row)
 PY
 }
+# log_time REPLICA TEXT: when REPLICA first logged a line containing TEXT (epoch seconds).
+log_time() {
+  local line
+  line=$(grep -m1 -F -- "$2" "$DRACO_LOGS/draco-$1.log") || return 1
+  date -u -d "${line%% *}" +%s.%N
+}
 # first_write_after ID T / last_write ID / first_lease_after ID T / last_lease_before ID T
 first_write_after() { audit_rows | awk -F'\t' -v id="$1" -v t="$2" '!f && $3==id && $4=="write" && $2>=t {print $2; f=1}'; }
 last_write() { audit_rows | awk -F'\t' -v id="$1" '$3==id && $4=="write" {t=$2} END {print t}'; }
@@ -183,6 +191,16 @@ awk -v a="$last_a" -v b="$acq_b" 'BEGIN {exit !(a < b)}' ||
   fail "a wrote at $last_a, after b acquired the Lease at $acq_b"
 pass "every write of a landed before b acquired the Lease ($(awk -v a="$last_a" -v b="$acq_b" 'BEGIN {printf "%.2f", b - a}')s earlier)"
 grep -q "stopped" "$DRACO_LOGS/draco-a.log" || fail "a did not stop cleanly"
+# The same handover in the two logs, in order: a closes its write fence, a releases the Lease,
+# then b becomes leader (both replicas log on this host's clock).
+t_fence=$(log_time a "write fence closed: no more writes under Lease $NS/draco as $id_a") ||
+  fail "a did not log its write fence closing (with the Lease and its identity)"
+t_release=$(log_time a "released Lease $NS/draco as $id_a") ||
+  fail "a did not log releasing the Lease (with its identity)"
+t_leader=$(log_time b "became leader") || fail "b did not log becoming leader"
+awk -v f="$t_fence" -v r="$t_release" -v l="$t_leader" 'BEGIN {exit !(f <= r && r <= l)}' ||
+  fail "log order: fence closed $t_fence, Lease released $t_release, b leads $t_leader"
+pass "logs: a's fence closed, then a released the Lease ($(awk -v f="$t_fence" -v r="$t_release" 'BEGIN {printf "%.3f", r - f}')s later), then b became leader ($(awk -v r="$t_release" -v l="$t_leader" 'BEGIN {printf "%.3f", l - r}')s later)"
 eventually 180 "all $PODS pods bound" all_bound
 
 # --- 2. kube-apiserver restart shorter than the renew deadline -----------------------------------

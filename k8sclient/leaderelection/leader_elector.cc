@@ -281,18 +281,26 @@ LeaderElector::Outcome LeaderElector::Attempt(Clock::TimePoint deadline) {
 }
 
 void LeaderElector::Release() {
+  auto report = [this](const Status& st) {
+    if (config_.on_released) config_.on_released(st);
+  };
   auto got = client_.Get(kLeases, config_.lease_namespace, config_.lease_name);
-  if (!got.ok()) return;
+  if (!got.ok()) return report(got.status());
   auto parsed = ParseLease(*got);
-  if (!parsed.ok() || parsed->first.holder_identity != config_.identity) return;
+  if (!parsed.ok()) return report(parsed.status());
+  if (parsed->first.holder_identity != config_.identity) {
+    return report(
+        FailedPreconditionError("the Lease is held by '" + parsed->first.holder_identity + "'"));
+  }
   LeaseRecord rec = parsed->first;
   rec.holder_identity.clear();
   rec.lease_duration_seconds = 1;
   rec.renew_time = FormatMicroTime(clock_.WallNow());
   Document base;
   base.Parse(got->data(), got->size());
-  (void)client_.Update(kLeases, config_.lease_namespace, config_.lease_name,
-                       LeaseBody(&base, config_, rec, parsed->second));
+  auto updated = client_.Update(kLeases, config_.lease_namespace, config_.lease_name,
+                                LeaseBody(&base, config_, rec, parsed->second));
+  report(updated.ok() ? OkStatus() : updated.status());
 }
 
 void LeaderElector::WatchLoop() {

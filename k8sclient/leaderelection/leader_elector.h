@@ -66,6 +66,10 @@ struct LeaderElectionConfig {
   std::function<void()> on_stopped_leading;
   // Called when the observed holder changes (including to ourselves), from Run()'s helper thread.
   std::function<void(const std::string& holder)> on_new_leader;
+  // Called after Stop() made a leader (with release_on_cancel) try to release the Lease, with the
+  // outcome (OK: the holder is cleared, peers may take over at once), on Run()'s thread after
+  // on_stopped_leading. Optional.
+  std::function<void(const Status& released)> on_released;
 };
 
 // The spec of a Lease as the elector reads and writes it.
@@ -132,6 +136,7 @@ class LeaderElector {
   void WatchLoop();
   void StopWatch();
   Clock::Duration Jittered(Clock::Duration d);
+  // Clears holderIdentity if we still hold the Lease; reports to on_released.
   void Release();
   void ObserveHolder(const std::string& holder);
 

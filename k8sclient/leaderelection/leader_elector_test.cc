@@ -4,6 +4,7 @@
 #include <condition_variable>
 #include <map>
 #include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
@@ -243,7 +244,16 @@ TEST(LeaderElectorTest, RunLosesLeadershipAfterRenewDeadlineAndReleasesOnStop) {
   // A fresh elector that is stopped while leading releases the lease.
   client.fail = false;
   std::atomic<int> s2{0}, st2{0};
-  auto f = *LeaderElector::New(client, clock, Cfg("b", &s2, &st2));
+  LeaderElectionConfig cfg = Cfg("b", &s2, &st2);
+  std::vector<std::string> order;  // Run()'s thread only
+  cfg.on_stopped_leading = [&] {
+    ++st2;
+    order.emplace_back("stopped");
+  };
+  cfg.on_released = [&](const Status& released) {
+    order.push_back(released.ok() ? "released" : "release failed: " + released.ToString());
+  };
+  auto f = *LeaderElector::New(client, clock, cfg);
   clock.Step(20s);  // a's lease has expired
   std::thread t2([&] { f->Run(); });
   while (s2 == 0) {
@@ -254,6 +264,7 @@ TEST(LeaderElectorTest, RunLosesLeadershipAfterRenewDeadlineAndReleasesOnStop) {
   t2.join();
   EXPECT_EQ(st2, 1);
   EXPECT_EQ(client.Record("kube-system/draco").holder_identity, "");
+  EXPECT_EQ(order, (std::vector<std::string>{"stopped", "released"}));
 }
 
 // Steps the fake clock by `d` once the elector's threads are parked on it.
