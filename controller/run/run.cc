@@ -316,6 +316,17 @@ Status SetFlag(Flags& f, const std::string& name, const std::string& v, const st
   return st;
 }
 
+// Blocks SIGTERM and SIGINT in the calling thread, and so in every thread it starts later (they
+// inherit the mask); RunMain's main thread takes them with sigwait. Returns the set.
+sigset_t BlockShutdownSignals() {
+  sigset_t sigs;
+  sigemptyset(&sigs);
+  sigaddset(&sigs, SIGTERM);
+  sigaddset(&sigs, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &sigs, nullptr);
+  return sigs;
+}
+
 }  // namespace
 
 StatusOr<Flags> ParseFlags(int argc, char** argv) {
@@ -410,11 +421,7 @@ int RunMain(int argc, char** argv) {
   (void)SetupLogging(flags->verbosity, flags->log_format);
 
   // Signals are handled by one thread (sigwait); block them before any thread starts.
-  sigset_t sigs;
-  sigemptyset(&sigs);
-  sigaddset(&sigs, SIGTERM);
-  sigaddset(&sigs, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &sigs, nullptr);
+  const sigset_t sigs = BlockShutdownSignals();
 
   if (Status st = k8s::SetTransportThreads(flags->http_threads); !st.ok()) {
     spdlog::error("--http-threads: {}", st.ToString());
