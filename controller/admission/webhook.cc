@@ -1,5 +1,7 @@
 #include "controller/admission/webhook.h"
 
+#include <algorithm>
+
 #include <spdlog/spdlog.h>
 
 #include "controller/admission/review.h"
@@ -91,6 +93,8 @@ void Webhook::WatchConfigLoop() {
   k8s::ListOptions opts;
   opts.field_selector = "metadata.name=" + name;  // authorized by the Role's resourceNames
   opts.timeout_seconds = 300;
+  // A refused watch (e.g. RBAC without it) is retried 5 s, 10 s, ... up to 5 minutes apart.
+  std::chrono::seconds backoff(5);
   std::unique_lock<std::mutex> l(mu_);
   while (!stop_) {
     l.unlock();
@@ -99,11 +103,13 @@ void Webhook::WatchConfigLoop() {
     if (!w.ok()) {
       spdlog::warn(
           "webhook: watching MutatingWebhookConfiguration {}: {} (the caBundle is still "
-          "checked every {}s)",
-          name, w.status().ToString(), options_.resync.count());
-      clock_.WaitUntil(cv_, l, clock_.Now() + std::chrono::seconds(5), [&] { return stop_; });
+          "checked every {}s; next try in {}s)",
+          name, w.status().ToString(), options_.resync.count(), backoff.count());
+      clock_.WaitUntil(cv_, l, clock_.Now() + backoff, [&] { return stop_; });
+      backoff = std::min<std::chrono::seconds>(backoff * 2, std::chrono::minutes(5));
       continue;
     }
+    backoff = std::chrono::seconds(5);
     watcher_ = std::move(*w);
     if (stop_) break;
     std::shared_ptr<k8s::Watcher> watcher = watcher_;
