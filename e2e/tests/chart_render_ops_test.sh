@@ -136,3 +136,20 @@ expect_fail "certManager with a webhook URL" "certManager.enabled=true with admi
   "${cm[@]}" --set admission.webhook.url=https://127.0.0.1:9443/mutate
 expect_fail "schema: bad issuer kind" "kind.*must be one of" \
   "${cm[@]}" --set admission.webhook.certManager.issuerRef.kind=Vault
+
+# --- Object names the platform guide gives (<fullname>-...), for releases "draco" and "gpu" ------
+names() { awk '/^kind: /{k=$2} /^  name: /{if (k) {print k "/" $2; k=""}}' "$1"; }
+for rel in draco gpu; do
+  helm template "$rel" "$CHART_DIR" --kube-version 1.34.4 --set admission.mode=webhook >"$tmp/names-$rel.yaml" ||
+    fail "render release $rel"
+  full=$rel; [[ $rel == *draco* ]] || full=$rel-draco
+  for want in "Service/$full-webhook" "Service/$full-metrics" "MutatingWebhookConfiguration/$full-scheduling-gate"; do
+    names "$tmp/names-$rel.yaml" | grep -qx "$want" || fail "release $rel: the guide's $want is not rendered"
+  done
+  grep -q -- "--webhook-cert-secret=default/$full-webhook-tls" "$tmp/names-$rel.yaml" ||
+    fail "release $rel: the webhook Secret is not $full-webhook-tls"
+done
+grep -qF '`<fullname>-metrics` Service' "$REPO_ROOT/docs/platform-guide.md" &&
+  grep -qF '`<fullname>-webhook` Service' "$REPO_ROOT/docs/platform-guide.md" ||
+  fail "the platform guide no longer names the Services <fullname>-metrics and <fullname>-webhook"
+pass "the guide's object names (<fullname>-webhook, -webhook-tls, -metrics, -scheduling-gate) are rendered for releases draco and gpu"
