@@ -153,3 +153,23 @@ grep -qF '`<fullname>-metrics` Service' "$REPO_ROOT/docs/platform-guide.md" &&
   grep -qF '`<fullname>-webhook` Service' "$REPO_ROOT/docs/platform-guide.md" ||
   fail "the platform guide no longer names the Services <fullname>-metrics and <fullname>-webhook"
 pass "the guide's object names (<fullname>-webhook, -webhook-tls, -metrics, -scheduling-gate) are rendered for releases draco and gpu"
+
+# --- The guide's RBAC table names every resource the chart grants ---------------------------------
+for m in policy webhook; do
+  render --set admission.mode=$m --set claimLifecycle=auto \
+    --set controller.featureGates.DRAWorkloadResourceClaims=true --show-only templates/rbac.yaml
+done >"$tmp/rbac-all.yaml" || fail "render rbac.yaml"
+python3 - "$tmp/rbac-all.yaml" "$REPO_ROOT/docs/platform-guide.md" <<'PY' || fail "the guide's RBAC table misses resources the chart grants"
+import re, sys
+text = open(sys.argv[2]).read()
+start = text.index("### What the chart grants draco")
+section = text[start:text.index("\n### ", start + 5)]
+granted = set()
+for m in re.finditer(r"resources: \[([^\]]*)\]", open(sys.argv[1]).read()):
+    granted |= {r.strip() for r in m.group(1).split(",")}
+missing = sorted(r for r in granted if not re.search(r"`%s[`.]" % re.escape(r), section))
+if missing or not granted:
+    sys.exit("not in 'What the chart grants draco': %s" % missing)
+print("%d granted resources, all in the guide's table" % len(granted))
+PY
+pass "the guide's RBAC table names every resource the chart's ClusterRole and Roles grant"
