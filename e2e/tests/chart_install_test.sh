@@ -95,6 +95,11 @@ for vals in default all-features; do
   [[ $vals == all-features ]] && args+=(-f "$CHART_DIR/ci/all-features-values.yaml")
   render "${args[@]}" >"$tmp/$vals.yaml"
   n=$(grep -c '^kind: ' "$tmp/$vals.yaml")
+  # A dry run creates nothing, and a Pod (the helm test pod) must name an existing ServiceAccount:
+  # the rendered ServiceAccounts are created for real first (the namespace is the test's own).
+  for sa in $(awk '/^kind: ServiceAccount$/{on=1} on && /^  name: /{print $2; on=0}' "$tmp/$vals.yaml"); do
+    k create serviceaccount -n "$NS" "$sa" >/dev/null 2>&1 || true
+  done
   out=$(k apply --server-side --dry-run=server -f "$tmp/$vals.yaml" 2>&1) \
     || fail "server-side dry run ($vals values): $out"
   ok=$(grep -c 'serverside-applied (server dry run)' <<<"$out")
