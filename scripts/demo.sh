@@ -26,12 +26,9 @@ mkdir -p "$DRACO_E2E_DIR/logs" "$DRACO_E2E_DIR/pids"
   --metrics-bind-address 127.0.0.1:8080 --health-probe-bind-address 127.0.0.1:8081 \
   >"$DRACO_E2E_DIR/logs/draco-demo.log" 2>&1 &
 echo $! >"$pidfile"
-end=$((SECONDS + 60))
-until curl -sf 127.0.0.1:8081/readyz >/dev/null; do
-  kill -0 "$(cat "$pidfile")" 2>/dev/null || { echo "draco exited; see $DRACO_E2E_DIR/logs/draco-demo.log" >&2; exit 1; }
-  ((SECONDS < end)) || { echo "draco not ready after 60 s; see $DRACO_E2E_DIR/logs/draco-demo.log" >&2; exit 1; }
-  sleep 0.5
-done
+source scripts/demo-lib.sh
+wait_ready "$(cat "$pidfile")" http://127.0.0.1:8081/readyz "$DRACO_E2E_DIR/logs/draco-demo.log" \
+  "${DRACO_DEMO_READY_SECONDS:-60}" || exit 1
 echo "draco is running (pid $(cat "$pidfile"), log $DRACO_E2E_DIR/logs/draco-demo.log)"
 # A previous run's pods are running already (their gates are gone, and a gate cannot be added back):
 # start the workloads afresh.
