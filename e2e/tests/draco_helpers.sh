@@ -121,3 +121,87 @@ pod_on_its_devices() {
     for p in $pools; do [[ $p == "$node" ]] || return 1; done
   done
 }
+
+# partitionable_pool DRV PREFIX: prints a DeviceClass DRV and one pool on node-0 in two slices
+# (PREFIX-counters, PREFIX-devices): a GPU with 80Gi memory, offered whole or as two 40Gi
+# partitions (part-0, part-1, whole; attribute whole true/false).
+partitionable_pool() {
+  cat <<YAML
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: $1}
+spec:
+  selectors:
+  - cel: {expression: 'device.driver == "$1"'}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: $2-counters}
+spec:
+  driver: $1
+  nodeName: node-0
+  pool: {name: node-0, generation: 1, resourceSliceCount: 2}
+  sharedCounters:
+  - name: gpu-0
+    counters: {memory: {value: 80Gi}}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: $2-devices}
+spec:
+  driver: $1
+  nodeName: node-0
+  pool: {name: node-0, generation: 1, resourceSliceCount: 2}
+  devices:
+  - name: part-0
+    attributes: {whole: {bool: false}}
+    consumesCounters: [{counterSet: gpu-0, counters: {memory: {value: 40Gi}}}]
+  - name: part-1
+    attributes: {whole: {bool: false}}
+    consumesCounters: [{counterSet: gpu-0, counters: {memory: {value: 40Gi}}}]
+  - name: whole
+    attributes: {whole: {bool: true}}
+    consumesCounters: [{counterSet: gpu-0, counters: {memory: {value: 80Gi}}}]
+YAML
+}
+
+# partition_workload NS DRV: on a partitionable_pool, gated pod "half" takes a partition (waits
+# until draco released it), then gated pod "whole" wants the whole GPU, which the partition's
+# memory blocks: it stays pending (devices_unavailable).
+partition_workload() {
+  {
+    template "$1" part "$2"
+    cat <<YAML
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: whole, namespace: $1}
+spec:
+  spec:
+    devices:
+      requests:
+      - name: dev
+        exactly:
+          deviceClassName: $2
+          selectors: [{cel: {expression: 'device.attributes["$2"].whole'}}]
+YAML
+    gated_pod "$1" half part
+  } | k apply -f - >/dev/null
+  eventually 30 "the pod taking a partition is released" \
+    bash -c "[[ -z \$(kubectl get pod -n $1 half -o jsonpath='{.spec.schedulingGates}') ]]"
+  gated_pod "$1" whole whole | k apply -f - >/dev/null
+}
+
+# cleanup_partitionable NS DRV PREFIX: deletes the test namespace, waits until draco has released
+# its claims (it removes their finalizers), stops every draco, deletes the pool and the class.
+cleanup_partitionable() {
+  cleanup_ns "$1"
+  local i
+  for i in $(seq 40); do
+    [[ -z $(k get resourceclaims -n "$1" -o name 2>/dev/null) ]] && break
+    sleep 0.5
+  done
+  stop_all_draco
+  k delete deviceclass "$2" --wait=false >/dev/null 2>&1 || true
+  k delete resourceslice "$3-counters" "$3-devices" --wait=false >/dev/null 2>&1 || true
+}

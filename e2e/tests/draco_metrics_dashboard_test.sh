@@ -16,82 +16,17 @@ GUIDE=$REPO/docs/platform-guide.md
 scrape() { curl -s "127.0.0.1:${DRACO_PORTS[metrics]:-0}/metrics"; }
 cleanup() {
   scrape >"$DRACO_LOGS/metrics-scrape.txt" 2>/dev/null || true
-  cleanup_ns $NS
-  # draco removes its finalizers from the deleted pods' claims; then it may stop.
-  local i
-  for i in $(seq 40); do
-    [[ -z $(k get resourceclaims -n $NS -o name 2>/dev/null) ]] && break
-    sleep 0.5
-  done
-  stop_all_draco
-  k delete deviceclass $DRV --wait=false >/dev/null 2>&1 || true
-  k delete resourceslice metrics-counters metrics-devices --wait=false >/dev/null 2>&1 || true
+  cleanup_partitionable $NS $DRV metrics
 }
 trap cleanup EXIT
 fresh_ns $NS
 
 # One pool on node-0: a GPU with 80Gi memory, offered whole or as two 40Gi partitions.
-cat <<YAML | k apply -f - >/dev/null
-apiVersion: resource.k8s.io/v1
-kind: DeviceClass
-metadata: {name: $DRV}
-spec:
-  selectors:
-  - cel: {expression: 'device.driver == "$DRV"'}
----
-apiVersion: resource.k8s.io/v1
-kind: ResourceSlice
-metadata: {name: metrics-counters}
-spec:
-  driver: $DRV
-  nodeName: node-0
-  pool: {name: node-0, generation: 1, resourceSliceCount: 2}
-  sharedCounters:
-  - name: gpu-0
-    counters: {memory: {value: 80Gi}}
----
-apiVersion: resource.k8s.io/v1
-kind: ResourceSlice
-metadata: {name: metrics-devices}
-spec:
-  driver: $DRV
-  nodeName: node-0
-  pool: {name: node-0, generation: 1, resourceSliceCount: 2}
-  devices:
-  - name: part-0
-    attributes: {whole: {bool: false}}
-    consumesCounters: [{counterSet: gpu-0, counters: {memory: {value: 40Gi}}}]
-  - name: part-1
-    attributes: {whole: {bool: false}}
-    consumesCounters: [{counterSet: gpu-0, counters: {memory: {value: 40Gi}}}]
-  - name: whole
-    attributes: {whole: {bool: true}}
-    consumesCounters: [{counterSet: gpu-0, counters: {memory: {value: 80Gi}}}]
-YAML
+partitionable_pool $DRV metrics | k apply -f - >/dev/null
 start_draco metrics --leader-elect=false
 eventually 30 "draco is ready" draco_ready metrics
-{
-  template $NS part $DRV
-  cat <<YAML
----
-apiVersion: resource.k8s.io/v1
-kind: ResourceClaimTemplate
-metadata: {name: whole, namespace: $NS}
-spec:
-  spec:
-    devices:
-      requests:
-      - name: dev
-        exactly:
-          deviceClassName: $DRV
-          selectors: [{cel: {expression: 'device.attributes["$DRV"].whole'}}]
-YAML
-  gated_pod $NS half part
-} | k apply -f - >/dev/null
-released() { [[ -z $(k get pod -n $NS "$1" -o jsonpath='{.spec.schedulingGates}') ]]; }
-eventually 30 "the pod taking a partition is released" released half
 # The partition holds half of gpu-0's memory: the whole GPU cannot be allocated now.
-gated_pod $NS whole whole | k apply -f - >/dev/null
+partition_workload $NS $DRV
 pending_devices() {
   [[ $(scrape | awk '$1=="draco_pending_attempts_total{reason=\"devices_unavailable\"}" {print $2}') != 0 ]]
 }

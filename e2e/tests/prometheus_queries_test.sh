@@ -30,15 +30,7 @@ PROM_PID=""
 cleanup() {
   [[ -n $PROM_PID ]] && { kill "$PROM_PID" 2>/dev/null; wait "$PROM_PID" 2>/dev/null; }
   cp "$ptmp/prometheus.log" "$DRACO_LOGS/prometheus-queries.log" 2>/dev/null || true
-  cleanup_ns $NS
-  local i
-  for i in $(seq 40); do
-    [[ -z $(k get resourceclaims -n $NS -o name 2>/dev/null) ]] && break
-    sleep 0.5
-  done
-  stop_all_draco
-  k delete deviceclass $DRV --wait=false >/dev/null 2>&1 || true
-  k delete resourceslice promq-counters promq-devices --wait=false >/dev/null 2>&1 || true
+  cleanup_partitionable $NS $DRV promq
   rm -rf "$ptmp"
 }
 trap cleanup EXIT
@@ -46,43 +38,7 @@ on_fail() { tail -20 "$ptmp/prometheus.log"; tail -20 "$DRACO_LOGS/draco-promq.l
 fresh_ns $NS
 
 # One pool on node-0: a GPU with 80Gi memory, offered whole or as two 40Gi partitions.
-cat <<YAML | k apply -f - >/dev/null
-apiVersion: resource.k8s.io/v1
-kind: DeviceClass
-metadata: {name: $DRV}
-spec:
-  selectors:
-  - cel: {expression: 'device.driver == "$DRV"'}
----
-apiVersion: resource.k8s.io/v1
-kind: ResourceSlice
-metadata: {name: promq-counters}
-spec:
-  driver: $DRV
-  nodeName: node-0
-  pool: {name: node-0, generation: 1, resourceSliceCount: 2}
-  sharedCounters:
-  - name: gpu-0
-    counters: {memory: {value: 80Gi}}
----
-apiVersion: resource.k8s.io/v1
-kind: ResourceSlice
-metadata: {name: promq-devices}
-spec:
-  driver: $DRV
-  nodeName: node-0
-  pool: {name: node-0, generation: 1, resourceSliceCount: 2}
-  devices:
-  - name: part-0
-    attributes: {whole: {bool: false}}
-    consumesCounters: [{counterSet: gpu-0, counters: {memory: {value: 40Gi}}}]
-  - name: part-1
-    attributes: {whole: {bool: false}}
-    consumesCounters: [{counterSet: gpu-0, counters: {memory: {value: 40Gi}}}]
-  - name: whole
-    attributes: {whole: {bool: true}}
-    consumesCounters: [{counterSet: gpu-0, counters: {memory: {value: 80Gi}}}]
-YAML
+partitionable_pool $DRV promq | k apply -f - >/dev/null
 start_draco promq --leader-elect=false
 eventually 30 "draco is ready" draco_ready promq
 
@@ -108,27 +64,7 @@ has_series() {
 }
 eventually 30 "Prometheus scrapes draco (up{job=\"$JOB\"} == 1)" has_series "up{job=\"$JOB\"} == 1"
 sleep 2  # a baseline sample of every counter before the workload, so that rates see it
-{
-  template $NS part $DRV
-  cat <<YAML
----
-apiVersion: resource.k8s.io/v1
-kind: ResourceClaimTemplate
-metadata: {name: whole, namespace: $NS}
-spec:
-  spec:
-    devices:
-      requests:
-      - name: dev
-        exactly:
-          deviceClassName: $DRV
-          selectors: [{cel: {expression: 'device.attributes["$DRV"].whole'}}]
-YAML
-  gated_pod $NS half part
-} | k apply -f - >/dev/null
-released() { [[ -z $(k get pod -n $NS "$1" -o jsonpath='{.spec.schedulingGates}') ]]; }
-eventually 30 "the pod taking a partition is released" released half
-gated_pod $NS whole whole | k apply -f - >/dev/null
+partition_workload $NS $DRV
 
 eventually 30 "the partition's allocation is scraped" \
   has_series "draco_devices{job=\"$JOB\",driver=\"$DRV\",state=\"allocated\"} == 1"
