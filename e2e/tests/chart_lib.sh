@@ -255,3 +255,15 @@ drop_ns() {
   local ns
   for ns in "$@"; do cleanup_ns "$ns"; done
 }
+
+# render_test_init: the start of every test that renders the chart without a cluster: renders for
+# Kubernetes 1.37.2 unless RENDER_KUBE_VERSION says otherwise, defines pass and fail, skips (77)
+# without helm, and gives a scratch directory $tmp removed on exit.
+render_test_init() {
+  RENDER_KUBE_VERSION=${RENDER_KUBE_VERSION:-1.37.2}
+  pass() { echo "PASS: $*"; }
+  fail() { echo "FAIL: $*" >&2; exit 1; }
+  find_helm || { echo "SKIP: no helm binary (e2e/cluster/build.sh builds it)" >&2; exit 77; }
+  tmp=$(mktemp -d)
+  trap 'rm -rf "$tmp"' EXIT
+}

@@ -5,12 +5,7 @@
 # caBundle (draco writes it; GitOps-safe), and the cert-manager option of the webhook.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/chart_lib.sh"
-RENDER_KUBE_VERSION=${RENDER_KUBE_VERSION:-1.37.2}  # no cluster: render for 1.37.2 unless told
-pass() { echo "PASS: $*"; }
-fail() { echo "FAIL: $*" >&2; exit 1; }
-find_helm || { echo "SKIP: no helm binary (e2e/cluster/build.sh builds it)" >&2; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+render_test_init
 RULES=$CHART_DIR/files/prometheus-rules.yaml
 
 # expect_fail DESC MESSAGE-REGEX ARGS...: helm template must fail and print MESSAGE-REGEX.

@@ -7,13 +7,8 @@
 # TLS handshakes with plain HTTP). metrics.certSecret mounts a Secret for --metrics-cert-dir.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/chart_lib.sh"
-RENDER_KUBE_VERSION=${RENDER_KUBE_VERSION:-1.37.2}  # no cluster: render for 1.37.2 unless told
-pass() { echo "PASS: $*"; }
-fail() { echo "FAIL: $*" >&2; exit 1; }
-find_helm || { echo "SKIP: no helm binary (e2e/cluster/build.sh builds it)" >&2; exit 77; }
+render_test_init
 python3 -c 'import yaml' 2>/dev/null || { echo "SKIP: needs python3-yaml" >&2; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 SM=(--api-versions monitoring.coreos.com/v1/ServiceMonitor --set metrics.serviceMonitor.enabled=true)
 
 # facts FILE: one line per fact of the rendered stream that this test checks.

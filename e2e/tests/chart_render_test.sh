@@ -4,12 +4,7 @@
 # a few values.schema.json rejections, each with the message a user would see.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/chart_lib.sh"
-RENDER_KUBE_VERSION=${RENDER_KUBE_VERSION:-1.37.2}  # no cluster: render for 1.37.2 unless told
-pass() { echo "PASS: $*"; }
-fail() { echo "FAIL: $*" >&2; exit 1; }
-find_helm || { echo "SKIP: no helm binary (e2e/cluster/build.sh builds it)" >&2; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+render_test_init
 
 helm lint --strict "$CHART_DIR" >/dev/null || fail "helm lint --strict on defaults"
 for f in "$CHART_DIR"/ci/*-values.yaml; do
