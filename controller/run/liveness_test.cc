@@ -1,8 +1,5 @@
 #include "controller/run/liveness.h"
 
-#include <unistd.h>
-
-#include <array>
 #include <atomic>
 #include <latch>
 #include <string>
@@ -11,12 +8,9 @@
 #include <gtest/gtest.h>
 
 #include "controller/reconcilers/worker.h"
+#include "controller/server/testing_http_get.h"
 #include "k8sclient/testing/fake_discovery_client.h"
 #include "k8sclient/workqueue/rate_limiting_queue.h"
-
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 
 namespace draco::run {
 namespace {
@@ -24,26 +18,7 @@ namespace {
 using namespace std::chrono_literals;
 using Health = reconcilers::Informers::InformerHealth;
 
-// GET http://127.0.0.1:port/path (HTTP/1.0); the raw response.
-std::string HttpGet(int port, const std::string& path) {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
-    close(fd);
-    return "connect failed";
-  }
-  const std::string req = "GET " + path + " HTTP/1.0\r\nHost: localhost\r\n\r\n";
-  (void)!write(fd, req.data(), req.size());
-  std::string out;
-  std::array<char, 4096> buf{};
-  ssize_t n = 0;
-  while ((n = read(fd, buf.data(), buf.size())) > 0) out.append(buf.data(), static_cast<size_t>(n));
-  close(fd);
-  return out;
-}
+using ::draco::server::testing::HttpGet;
 
 bool Eventually(const std::function<bool()>& pred) {
   for (int i = 0; i < 1000; ++i) {

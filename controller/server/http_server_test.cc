@@ -1,7 +1,5 @@
 #include "controller/server/http_server.h"
 
-#include <unistd.h>
-
 #include <atomic>
 #include <string>
 
@@ -9,34 +7,12 @@
 #include <prometheus/registry.h>
 
 #include "controller/metrics/controller_metrics.h"
-
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
+#include "controller/server/testing_http_get.h"
 
 namespace draco::server {
 namespace {
 
-// Minimal HTTP/1.0 GET against 127.0.0.1:port; returns the raw response.
-std::string HttpGet(int port, const std::string& path) {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
-    close(fd);
-    return "connect failed";
-  }
-  std::string req = "GET " + path + " HTTP/1.0\r\nHost: localhost\r\n\r\n";
-  (void)!write(fd, req.data(), req.size());
-  std::string out;
-  char buf[4096];
-  ssize_t n;
-  while ((n = read(fd, buf, sizeof(buf))) > 0) out.append(buf, static_cast<size_t>(n));
-  close(fd);
-  return out;
-}
+using ::draco::server::testing::HttpGet;
 
 TEST(HttpServerTest, ServesProbesAndMetricsOnEphemeralPort) {
   std::atomic<bool> synced{false};
