@@ -2,8 +2,6 @@
 // MutatingWebhookConfigurations). Thread-safe.
 #pragma once
 
-#include <condition_variable>
-#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -18,11 +16,13 @@
 #include <rapidjson/writer.h>
 
 #include "controller/admission/cert_sync.h"
+#include "k8sclient/cache/testing/fake_lister_watcher.h"
 #include "k8sclient/config.h"
 
 namespace draco::admission::testing {
 
-// One watch on FakeApi: the events of the objects whose key starts with `prefix`.
+// One watch on FakeApi: the events of the objects whose key starts with `prefix`, queued on
+// k8sclient's fake watch stream.
 class FakeWatcher : public k8s::Watcher {
  public:
   explicit FakeWatcher(std::string key) : prefix(std::move(key)) {}
@@ -30,29 +30,13 @@ class FakeWatcher : public k8s::Watcher {
   void Push(const std::string& json, k8s::WatchEvent::Type type) {
     auto obj = k8s::Object::Parse(json);
     ASSERT_TRUE(obj.ok());
-    std::lock_guard<std::mutex> l(mu_);
-    events_.push_back(k8s::WatchEvent{type, *obj, OkStatus()});
-    cv_.notify_all();
+    stream_.Push(k8s::WatchEvent{type, *obj, OkStatus()});
   }
-  StatusOr<std::optional<k8s::WatchEvent>> Next() override {
-    std::unique_lock<std::mutex> l(mu_);
-    cv_.wait(l, [&] { return stopped_ || !events_.empty(); });
-    if (events_.empty()) return std::optional<k8s::WatchEvent>();
-    k8s::WatchEvent e = std::move(events_.front());
-    events_.pop_front();
-    return std::optional<k8s::WatchEvent>(std::move(e));
-  }
-  void Stop() override {
-    std::lock_guard<std::mutex> l(mu_);
-    stopped_ = true;
-    cv_.notify_all();
-  }
+  StatusOr<std::optional<k8s::WatchEvent>> Next() override { return stream_.Next(); }
+  void Stop() override { stream_.Stop(); }
 
  private:
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<k8s::WatchEvent> events_;
-  bool stopped_ = false;
+  k8s::cache::testing::FakeWatcher stream_;
 };
 
 // An in-memory API server for Secrets and MutatingWebhookConfigurations: resourceVersions,
